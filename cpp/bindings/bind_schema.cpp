@@ -1,0 +1,7 @@
+#include "bindings.hpp"
+
+namespace mcp_native::bindings {
+
+void bind_schema(pybind11::module_& /*m*/) {}
+
+}  // namespace mcp_native::bindings

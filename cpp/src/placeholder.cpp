@@ -1,0 +1,2 @@
+// Removed once the first core source lands.
+namespace mcp_native {}

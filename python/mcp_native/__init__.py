@@ -1,0 +1,19 @@
+"""mcp-native: fast, correct MCP wire handling for Python.
+
+JSON codec (``dumps``/``loads``), compiled JSON Schema validation (``Validator``), JSON-RPC framing
+(``jsonrpc``), SSE (``sse``), content blocks (``content``) and tool results (``Tool``).
+"""
+
+from __future__ import annotations
+
+from . import _core
+from .errors import JSONDecodeError, SchemaError, ValidationError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "JSONDecodeError",
+    "SchemaError",
+    "ValidationError",
+    "__version__",
+]

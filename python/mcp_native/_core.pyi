@@ -1,0 +1,1 @@
+"""Type stubs for the native module ``mcp_native._core``."""
