@@ -405,10 +405,23 @@ bool ldh_label(std::string_view label) {
   return std::all_of(label.begin(), label.end(), [](char c) { return is_alpha(c) || is_digit(c) || c == '-'; });
 }
 
+// A name of LDH labels, at most 253 octets.
+bool ldh_name(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  for (size_t start = 0;;) {
+    size_t dot = s.find('.', start);
+    if (!ldh_label(s.substr(start, dot == std::string_view::npos ? dot : dot - start))) return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
 // hostname (RFC 1123, with A-labels checked as IDNA2008) and, with `unicode`, idn-hostname
 // (U-labels and the IDNA label separators U+3002, U+FF0E, U+FF61 too).
 bool domain(std::string_view s, bool unicode) {
   if (s.empty() || (!unicode && !is_ascii(s))) return false;
+  // Without "--" there is no A-label: the common case needs neither code points nor IDNA data.
+  if (s.find("--") == std::string_view::npos && is_ascii(s)) return ldh_name(s);
   std::vector<std::u32string> labels;  // IDN labels as code points, for the Bidi rule
   std::u32string current;
   bool current_ascii = true, bidi_domain = false;

@@ -660,31 +660,73 @@ pcre2_code* compile(std::string_view pattern, int& error) {
 }  // namespace
 
 struct Regex::Impl {
+  // Patterns that are plain text, optionally anchored, skip PCRE2: a memcmp beats a JIT call.
+  enum class Kind { Pcre2, Contains, Prefix, Suffix, Exact };
+  Kind kind = Kind::Pcre2;
+  std::string literal;
   pcre2_code* code = nullptr;
   bool jit = false;
   ~Impl() { pcre2_code_free(code); }
 };
 
+namespace {
+
+// Sets impl.kind and impl.literal when `pattern` is [^]literal[$] with no other syntax characters.
+bool classify_literal(std::string_view pattern, Regex::Impl& impl) {
+  bool prefix = !pattern.empty() && pattern.front() == '^';
+  if (prefix) pattern.remove_prefix(1);
+  bool suffix = !pattern.empty() && pattern.back() == '$';
+  if (suffix) pattern.remove_suffix(1);
+  for (char c : pattern) {
+    if (c != '/' && is_syntax_char(static_cast<unsigned char>(c))) return false;
+  }
+  using Kind = Regex::Impl::Kind;
+  impl.kind = prefix ? (suffix ? Kind::Exact : Kind::Prefix) : (suffix ? Kind::Suffix : Kind::Contains);
+  impl.literal = pattern;
+  return true;
+}
+
+}  // namespace
+
 Regex::Regex(std::string_view pattern) : pattern_(pattern) {
-  int error = 0;
   auto impl = std::make_shared<Impl>();
+  // Literals still go through the translator, which rejects malformed UTF-8.
+  int error = 0;
   impl->code = compile(pattern, error);
   if (!impl->code) {
     throw RegexError((is_engine_limitation(error) ? "unsupported regular expression: "
                                                   : "invalid regular expression: ") +
                      pcre2_message(error));
   }
-  // Without JIT support (or when it fails for this pattern) the interpreter is used.
-  impl->jit = pcre2_jit_compile(impl->code, PCRE2_JIT_COMPLETE) == 0;
+  if (classify_literal(pattern, *impl)) {
+    pcre2_code_free(impl->code);
+    impl->code = nullptr;
+  } else {
+    // Without JIT support (or when it fails for this pattern) the interpreter is used.
+    impl->jit = pcre2_jit_compile(impl->code, PCRE2_JIT_COMPLETE) == 0;
+  }
   impl_ = std::move(impl);
 }
 
 bool Regex::search(std::string_view subject) const {
+  const Impl& impl = *impl_;
+  switch (impl.kind) {
+    case Impl::Kind::Contains:
+      return subject.find(impl.literal) != std::string_view::npos;
+    case Impl::Kind::Prefix:
+      return subject.starts_with(impl.literal);
+    case Impl::Kind::Suffix:
+      return subject.ends_with(impl.literal);
+    case Impl::Kind::Exact:
+      return subject == impl.literal;
+    case Impl::Kind::Pcre2:
+      break;
+  }
   thread_local ThreadMatchState state;
   auto* s = reinterpret_cast<PCRE2_SPTR>(subject.data() ? subject.data() : "");
-  int rc = impl_->jit ? pcre2_jit_match(impl_->code, s, subject.size(), 0, 0, state.data, state.context)
-                      : pcre2_match(impl_->code, s, subject.size(), 0, PCRE2_NO_UTF_CHECK, state.data,
-                                    state.context);
+  int rc = impl.jit ? pcre2_jit_match(impl.code, s, subject.size(), 0, 0, state.data, state.context)
+                    : pcre2_match(impl.code, s, subject.size(), 0, PCRE2_NO_UTF_CHECK, state.data,
+                                  state.context);
   if (rc >= 0) return true;  // 0: matched, ovector too small for the groups (we want none)
   if (rc == PCRE2_ERROR_NOMATCH) return false;
   if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||

@@ -162,6 +162,23 @@ TEST(Regex, EcmaSemantics) {
   EXPECT_TRUE(matches("a|", ""));
 }
 
+TEST(Regex, PlainTextPatterns) {
+  EXPECT_TRUE(matches("abc", "xxabcxx"));
+  EXPECT_FALSE(matches("abc", "ab"));
+  EXPECT_TRUE(matches("^ab", "abc"));
+  EXPECT_FALSE(matches("^ab", "cab"));
+  EXPECT_TRUE(matches("bc$", "abc"));
+  EXPECT_FALSE(matches("bc$", "abc\n"));
+  EXPECT_TRUE(matches("^abc$", "abc"));
+  EXPECT_FALSE(matches("^abc$", "abcd"));
+  EXPECT_TRUE(matches("a/b", "xa/b"));
+  EXPECT_TRUE(matches("\xC3\xA9", "caf\xC3\xA9"));
+  EXPECT_TRUE(matches("^$", ""));
+  EXPECT_FALSE(matches("^$", "a"));
+  EXPECT_TRUE(matches("^", "a"));
+  EXPECT_THROW(Regex("ab\xFF"), RegexError);  // malformed UTF-8 even without syntax characters
+}
+
 TEST(Regex, RejectsWhatEcmaRejects) {
   for (const char* bad : {"\\a", "\\e", "\\z", "\\Q", "\\-", "(?i)a", "(?P<n>x)", "(?#c)",
                           "(*ACCEPT)", "a++", "a**", "*a", "a{", "a{1", "}", "]", "(", ")",
