@@ -149,6 +149,16 @@ class Translator {
     out_.reserve(src_.size() + 16);
     while (pos_ < src_.size()) term();
     if (!groups_.empty()) fail("missing )", src_.size());
+    // References may precede their groups, so they are checked at the end (PCRE2 would too, but
+    // inside a lookbehind it reports the lookbehind first, which is_valid() forgives).
+    for (const auto& [number, at] : number_refs_) {
+      if (number > captures_) fail("backreference to a group that does not exist", at);
+    }
+    for (const auto& [name, at] : name_refs_) {
+      if (std::find(names_.begin(), names_.end(), name) == names_.end()) {
+        fail("backreference to a group name that does not exist", at);
+      }
+    }
     return std::move(out_);
   }
 
@@ -284,6 +294,7 @@ class Translator {
   void group_open(size_t start) {
     if (peek() != '?') {
       out_ += '(';
+      ++captures_;
       groups_.push_back(Group::Plain);
       return;
     }
@@ -301,7 +312,13 @@ class Translator {
       groups_.push_back(Group::Lookbehind);
     } else if (peek(1) == '<') {
       pos_ += 2;
-      out_ += "(?<" + group_name(start) + ">";
+      std::string name = group_name(start);
+      if (std::find(names_.begin(), names_.end(), name) != names_.end()) {
+        fail("duplicate group name " + name, start);
+      }
+      names_.push_back(name);
+      ++captures_;
+      out_ += "(?<" + name + ">";
       groups_.push_back(Group::Plain);
     } else {
       fail("invalid group (ECMA-262 has no inline flags, comments or (?P…) groups)", start);
@@ -355,20 +372,24 @@ class Translator {
         ++pos_;
         property(c == 'P', start);
         return;
-      case 'k':
+      case 'k': {
         ++pos_;
         if (peek() != '<') fail("\\k must be followed by <name>", start);
         ++pos_;
-        out_ += "\\k<" + group_name(start) + ">";
+        std::string name = group_name(start);
+        out_ += "\\k<" + name + ">";
+        name_refs_.emplace_back(std::move(name), start);
         return;
+      }
       default:
         break;
     }
     if (c >= '1' && c <= '9') {
       size_t begin = pos_;
       while (!at_end() && is_digit(peek())) ++pos_;
-      // PCRE2 rejects references to groups that do not exist, as Unicode mode requires.
-      out_ += "\\g{" + std::string(src_.substr(begin, pos_ - begin)) + "}";
+      std::string digits(src_.substr(begin, pos_ - begin));
+      number_refs_.emplace_back(digits.size() > 6 ? SIZE_MAX : std::stoul(digits), start);
+      out_ += "\\g{" + digits + "}";
       return;
     }
     uint32_t cp = character_escape(false, start);
@@ -608,6 +629,11 @@ class Translator {
   std::string out_;
   std::vector<Group> groups_;
   bool quantifiable_ = false;
+  size_t captures_ = 0;
+  std::vector<std::string> names_;
+  std::vector<std::pair<std::string, size_t>> name_refs_;    // with their offsets
+  std::vector<std::pair<size_t, size_t>> number_refs_;
+
 };
 
 // Per-thread match state: match data, and a match context carrying the limits and a JIT stack

@@ -184,7 +184,7 @@ TEST(Regex, RejectsWhatEcmaRejects) {
                           "(*ACCEPT)", "a++", "a**", "*a", "a{", "a{1", "}", "]", "(", ")",
                           "\\c1", "\\x4", "\\u12", "\\u{110000}", "\\01", "[b-a]", "[\\d-z]",
                           "\\p{Letterz}", "\\p{letter}", "\\p{gc=Q}", "(?=a)*", "^*", "\\b+",
-                          "\\2(a)", "\\k<x>", "[\\1]", "\\", "[a", "(?<1a>x)", "(?<n>a)(?<n>b)"}) {
+                          "\\2(a)", "\\k<x>", "(?<=\\k<n>)a", "(?<=\\1)a", "[\\1]", "\\", "[a", "(?<1a>x)", "(?<n>a)(?<n>b)"}) {
     EXPECT_THROW(Regex{bad}, RegexError) << bad;
     EXPECT_FALSE(Regex::is_valid(bad)) << bad;
   }
