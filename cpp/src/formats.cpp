@@ -518,7 +518,7 @@ bool mailbox(std::string_view s, bool unicode) {
     }
     if (atom_empty) return false;
   }
-  if (i >= s.size() || s[i] != '@') return false;
+  if (i >= s.size() || s[i] != '@' || i > 64) return false;  // local-part: at most 64 octets
   std::string_view host = s.substr(i + 1);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     std::string_view literal = host.substr(1, host.size() - 2);

@@ -370,7 +370,7 @@ class Translator {
       case 'p':
       case 'P':
         ++pos_;
-        property(c == 'P', start);
+        out_ += property(c == 'P', start);
         return;
       case 'k': {
         ++pos_;
@@ -481,8 +481,8 @@ class Translator {
     return cp;
   }
 
-  // After `\p` or `\P`: `{Name}`, `{Name=Value}`; appends the PCRE2 spelling.
-  void property(bool negated, size_t start) {
+  // After `\p` or `\P`: `{Name}`, `{Name=Value}`; returns the PCRE2 spelling.
+  std::string property(bool negated, size_t start) {
     if (peek() != '{') fail("\\p must be followed by {…}", start);
     size_t close = src_.find('}', pos_);
     if (close == std::string_view::npos) fail("missing } after \\p{", start);
@@ -494,9 +494,7 @@ class Translator {
       negated = !negated;
       pcre = "Cn";
     }
-    out_ += negated ? "\\P{" : "\\p{";
-    out_ += pcre;
-    out_ += '}';
+    return (negated ? "\\P{" : "\\p{") + pcre + "}";
   }
 
   static std::string general_category(std::string_view value) {
@@ -612,9 +610,7 @@ class Translator {
       case 'p':
       case 'P': {
         ++pos_;
-        std::swap(escape, out_);
-        property(c == 'P', start);
-        std::swap(escape, out_);
+        escape = property(c == 'P', start);
         return UINT32_MAX;
       }
       default:

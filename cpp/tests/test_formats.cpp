@@ -169,3 +169,47 @@ TEST(Formats, FormatRelationsOnRandomStrings) {
   }
   for (int c : counts) EXPECT_GT(c, 0);
 }
+
+TEST(Formats, CasesBeyondTheSuite) {
+  struct Case {
+    const char* format;
+    std::string value;
+    bool valid;
+  };
+  const Case cases[] = {
+      {"email", std::string(64, 'a') + "@example.com", true},
+      {"email", std::string(65, 'a') + "@example.com", false},
+      {"email", "a@xn--ihqwcrb4cv8a8dqg056pqjye.example", true},
+      {"email", "\"a\\\"b\"@example.com", true},
+      {"email", "a@[IPv6:2001:db8::1]", true},
+      {"date-time", "2016-12-31T23:59:60.5+00:00", true},
+      {"date-time", "2016-12-31T18:59:60-05:00", true},
+      {"date-time", "2016-12-31T23:59:60+01:00", false},
+      {"date", "2000-02-29", true},
+      {"date", "1900-02-29", false},
+      {"time", "23:59:59.", false},
+      {"duration", "P1Y2M3DT4H5M6S", true},
+      {"duration", "P1YT1S", true},
+      {"duration", "PT1H1D", false},
+      {"hostname", std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." +
+                       std::string(61, 'd'), true},  // 253 octets
+      {"hostname", std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." +
+                       std::string(62, 'd'), false},
+      {"idn-hostname", "M\xC3\xBCnchen.de", false},  // upper case is DISALLOWED in a U-label
+      {"idn-hostname", "m\xC3\xBCnchen.de", true},
+      {"uri", "http://[v7.a:b]/", true},
+      {"uri", "http://[v7.]/", false},
+      {"uri", "s://h:/p", true},  // an empty port is allowed
+      {"uri-reference", "a/b:c", true},
+      {"iri", "http://example.com/\xEE\x80\x80", false},  // private use only in the query
+      {"iri", "http://example.com/?\xEE\x80\x80", true},
+      {"uri-template", "{+a,b.c*,d:9999}", true},
+      {"uri-template", "{a", false},
+      {"relative-json-pointer", "0", true},
+      {"relative-json-pointer", "0/", true},
+      {"json-pointer", "/~01", true},
+      {"regex", "(?<=a+)b", true},
+      {"regex", "a{", false},
+  };
+  for (const auto& c : cases) EXPECT_EQ(check(c.format, c.value), c.valid) << c.format << ": " << c.value;
+}
