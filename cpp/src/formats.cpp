@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mcp_native/regex.hpp"
+#include "utf8.hpp"
 
 namespace mcp_native::formats {
 namespace {
@@ -31,23 +32,6 @@ bool is_ascii_u32(std::u32string_view s) {
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() &&
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower(x) == lower(y); });
-}
-
-// Decodes the code point at s[i], advancing i; returns UINT32_MAX for malformed UTF-8.
-uint32_t next_code_point(std::string_view s, size_t& i) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  uint32_t c = byte(i++);
-  if (c < 0x80) return c;
-  int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : -1;
-  if (extra < 0 || c > 0xF4) return UINT32_MAX;
-  c &= 0x3Fu >> extra;
-  for (int k = 0; k < extra; ++k) {
-    if (i >= s.size() || (byte(i) & 0xC0) != 0x80) return UINT32_MAX;
-    c = (c << 6) | (byte(i++) & 0x3F);
-  }
-  static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
-  if (c < kMin[extra] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return UINT32_MAX;
-  return c;
 }
 
 // Reads exactly `n` ASCII digits at s[i..] as a number; -1 when they are not all digits.
@@ -457,8 +441,8 @@ bool domain(std::string_view s, bool unicode) {
     return true;
   };
   for (size_t i = 0; i < s.size();) {
-    uint32_t c = next_code_point(s, i);
-    if (c == UINT32_MAX) return false;
+    uint32_t c = utf8::decode(s, i);
+    if (c == utf8::kInvalid) return false;
     if (c == '.' || (unicode && (c == 0x3002 || c == 0xFF0E || c == 0xFF61))) {
       if (!finish_label()) return false;
       continue;
@@ -512,8 +496,8 @@ bool mailbox(std::string_view s, bool unicode) {
         ++i;
         continue;
       }
-      uint32_t c = next_code_point(s, i);
-      if (c == UINT32_MAX || !is_atext(c, unicode)) return false;
+      uint32_t c = utf8::decode(s, i);
+      if (c == utf8::kInvalid || !is_atext(c, unicode)) return false;
       atom_empty = false;
     }
     if (atom_empty) return false;
@@ -553,8 +537,8 @@ bool uri_chars(std::string_view s, std::string_view extra, bool iri, bool privat
   for (size_t i = 0; i < s.size();) {
     char c = s[i];
     if (static_cast<unsigned char>(c) >= 0x80) {
-      uint32_t cp = next_code_point(s, i);
-      if (!iri || cp == UINT32_MAX || !(is_ucschar(cp) || (private_use && is_iprivate(cp)))) return false;
+      uint32_t cp = utf8::decode(s, i);
+      if (!iri || cp == utf8::kInvalid || !(is_ucschar(cp) || (private_use && is_iprivate(cp)))) return false;
       continue;
     }
     if (c == '%') {
@@ -649,8 +633,8 @@ bool uri_template(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     char c = s[i];
     if (static_cast<unsigned char>(c) >= 0x80) {
-      uint32_t cp = next_code_point(s, i);
-      if (cp == UINT32_MAX || !(is_ucschar(cp) || is_iprivate(cp))) return false;
+      uint32_t cp = utf8::decode(s, i);
+      if (cp == utf8::kInvalid || !(is_ucschar(cp) || is_iprivate(cp))) return false;
       continue;
     }
     if (c == '%') {

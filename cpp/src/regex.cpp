@@ -7,6 +7,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "utf8.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -94,6 +96,9 @@ constexpr const char* kBinaryProperties[][2] = {
     {"XID_Start", "XIDS"},
 };
 
+// What class_atom() returns for a class escape (\d, \s, \p{…}) rather than a code point.
+constexpr uint32_t kClassEscape = UINT32_MAX;
+
 bool is_syntax_char(uint32_t c) {
   return c < 128 && c != 0 && std::strchr("^$\\.*+?()[]{}|/", static_cast<int>(c)) != nullptr;
 }
@@ -109,29 +114,11 @@ int hex_value(char c) {
   return -1;
 }
 
-void append_utf8(std::string& out, uint32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
-
 // A literal code point in PCRE2 syntax: letters and digits as themselves, other ASCII as \x{..}
 // (never special, inside or outside a class), the rest as UTF-8.
 void append_literal(std::string& out, uint32_t c) {
   if (is_alnum(c) || c >= 0x80) {
-    append_utf8(out, c);
+    utf8::append(out, c);
   } else {
     static const char* hex = "0123456789abcdef";
     out += "\\x{";
@@ -175,19 +162,9 @@ class Translator {
   }
 
   uint32_t next_code_point() {
-    const auto* s = reinterpret_cast<const unsigned char*>(src_.data());
     size_t start = pos_;
-    uint32_t c = s[pos_++];
-    if (c < 0x80) return c;
-    int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : -1;
-    if (extra < 0 || c > 0xF4) fail("invalid UTF-8", start);
-    c &= 0x3F >> extra;
-    for (int i = 0; i < extra; ++i) {
-      if (at_end() || (s[pos_] & 0xC0) != 0x80) fail("invalid UTF-8", start);
-      c = (c << 6) | (s[pos_++] & 0x3F);
-    }
-    static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
-    if (c < kMin[extra] || c > 0x10FFFF || is_surrogate(c)) fail("invalid UTF-8", start);
+    uint32_t c = utf8::decode(src_, pos_);
+    if (c == utf8::kInvalid) fail("invalid UTF-8", start);
     return c;
   }
 
@@ -451,7 +428,7 @@ class Translator {
     size_t before = pos_;
     uint32_t cp = at_end() ? 0 : next_code_point();
     std::string shown;
-    append_utf8(shown, cp);
+    utf8::append(shown, cp);
     pos_ = before;
     fail("invalid escape \\" + shown, start);
   }
@@ -545,7 +522,7 @@ class Translator {
         std::string hi_escape;
         bool hi_non_space = false;
         uint32_t hi = class_atom(hi_escape, hi_non_space, start);
-        if (!escape.empty() || !hi_escape.empty() || lo == UINT32_MAX || hi == UINT32_MAX) {
+        if (!escape.empty() || !hi_escape.empty() || lo == kClassEscape || hi == kClassEscape) {
           fail("character class escape in a range", atom_start);
         }
         if (lo > hi) fail("range out of order in character class", hi_start);
@@ -557,7 +534,7 @@ class Translator {
       }
       if (!escape.empty()) {
         body += escape;
-      } else if (lo != UINT32_MAX && !is_surrogate(lo)) {
+      } else if (lo != kClassEscape && !is_surrogate(lo)) {
         append_literal(body, lo);
       }
     }
@@ -580,7 +557,7 @@ class Translator {
     }
   }
 
-  // One class member: returns its code point, or UINT32_MAX with `escape` set to the PCRE2 class
+  // One class member: returns its code point, or kClassEscape with `escape` set to the PCRE2 class
   // text of a class escape (\d, \s, \p{…}); \S only sets `non_space`.
   uint32_t class_atom(std::string& escape, bool& non_space, size_t class_start) {
     if (peek() != '\\') return next_code_point();
@@ -598,20 +575,20 @@ class Translator {
       case 'W':
         ++pos_;
         escape = std::string("\\") + c;
-        return UINT32_MAX;
+        return kClassEscape;
       case 's':
         ++pos_;
         escape = kSpaceSet;
-        return UINT32_MAX;
+        return kClassEscape;
       case 'S':
         ++pos_;
         non_space = true;
-        return UINT32_MAX;
+        return kClassEscape;
       case 'p':
       case 'P': {
         ++pos_;
         escape = property(c == 'P', start);
-        return UINT32_MAX;
+        return kClassEscape;
       }
       default:
         break;
