@@ -118,7 +118,7 @@ bool duration(std::string_view s) {
   if (!part("YMD", date_count)) return false;
   if (i < s.size()) {  // at 'T'
     ++i;
-    if (!part("HMS", time_count) || time_count == 0) return false;
+    if (!part("HMS", time_count) || time_count == 0 || i != s.size()) return false;  // one T only
   }
   return date_count + time_count > 0;
 }

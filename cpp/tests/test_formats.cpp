@@ -191,6 +191,7 @@ TEST(Formats, CasesBeyondTheSuite) {
       {"duration", "P1Y2M3DT4H5M6S", true},
       {"duration", "P1YT1S", true},
       {"duration", "PT1H1D", false},
+      {"duration", "P1DT1HT1M", false},
       {"hostname", std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." +
                        std::string(61, 'd'), true},  // 253 octets
       {"hostname", std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." +
