@@ -403,7 +403,8 @@ bool ldh_name(std::string_view s) {
 // hostname (RFC 1123, with A-labels checked as IDNA2008) and, with `unicode`, idn-hostname
 // (U-labels and the IDNA label separators U+3002, U+FF0E, U+FF61 too).
 bool domain(std::string_view s, bool unicode) {
-  if (s.empty() || (!unicode && !is_ascii(s))) return false;
+  // 253 code points of at most 4 octets each.
+  if (s.empty() || s.size() > 4 * 253 || (!unicode && !is_ascii(s))) return false;
   // Without "--" there is no A-label: the common case needs neither code points nor IDNA data.
   if (s.find("--") == std::string_view::npos && is_ascii(s)) return ldh_name(s);
   std::vector<std::u32string> labels;  // IDN labels as code points, for the Bidi rule
@@ -412,7 +413,9 @@ bool domain(std::string_view s, bool unicode) {
   size_t ascii_length = 0;  // of the whole name in A-label form
   std::string ascii_label;
   auto finish_label = [&]() {
-    if (current.empty()) return false;
+    // An A-label is longer than its U-label's code point count: checking the length first
+    // bounds the (quadratic) Punycode and context-rule work.
+    if (current.empty() || current.size() > 63) return false;
     if (current_ascii) {
       ascii_label.assign(current.begin(), current.end());
       if (!ldh_label(ascii_label)) return false;

@@ -170,6 +170,15 @@ TEST(Formats, FormatRelationsOnRandomStrings) {
   for (int c : counts) EXPECT_GT(c, 0);
 }
 
+TEST(Formats, HugeInputsAreRejectedNotSlow) {
+  std::string dots;
+  for (int i = 0; i < 100000; ++i) dots += "\xE3\x83\xBB";  // KATAKANA MIDDLE DOT
+  EXPECT_FALSE(check("idn-hostname", dots));
+  EXPECT_FALSE(check("idn-hostname", dots.substr(0, 64 * 3)));  // one label of 64
+  EXPECT_FALSE(check("hostname", "xn--" + std::string(100000, 'a')));
+  EXPECT_FALSE(check("idn-email", "a@" + dots));
+}
+
 TEST(Formats, CasesBeyondTheSuite) {
   struct Case {
     const char* format;
