@@ -34,4 +34,8 @@ void raise_decode_error(simdjson::error_code err, std::string_view doc);
 /// mcp_native.JSONDecodeError set. Uses the module's shared parser: call with the GIL held.
 PyObject* parse_to_py(std::string_view doc);
 
+/// mcp_native.dumps and mcp_native.loads, as METH_FASTCALL | METH_KEYWORDS functions.
+PyObject* py_dumps(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+PyObject* py_loads(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+
 }  // namespace mcp_native::bindings
