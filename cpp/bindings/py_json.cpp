@@ -67,6 +67,20 @@ class Dumper {
 
   // Decimal text of an int, as int.__repr__ gives it (subclasses such as IntEnum included).
   bool integer(PyObject* o) {
+#if PY_VERSION_HEX < 0x030C0000
+    // Ints of at most one 30-bit digit (most of them) are read directly.
+    const Py_ssize_t size = Py_SIZE(o);
+    if (size >= -1 && size <= 1) {
+      const auto digit = static_cast<std::int64_t>(reinterpret_cast<PyLongObject*>(o)->ob_digit[0]);
+      w_.write_int(size < 0 ? -digit : size * digit);
+      return true;
+    }
+#else
+    if (PyUnstable_Long_IsCompact(reinterpret_cast<PyLongObject*>(o))) {
+      w_.write_int(PyUnstable_Long_CompactValue(reinterpret_cast<PyLongObject*>(o)));
+      return true;
+    }
+#endif
     int overflow;
     const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (!overflow) {
