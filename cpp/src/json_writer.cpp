@@ -69,35 +69,33 @@ constexpr char kDigitPairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+constexpr std::uint64_t kPow10[20] = {
+    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+    1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+    100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+    1000000000000000000ULL, 10000000000000000000ULL};
+
+// Number of decimal digits of v: log10 estimated from the bit length, then corrected.
 inline int decimal_length(std::uint64_t v) {
-  int n = 1;
-  while (true) {
-    if (v < 10) return n;
-    if (v < 100) return n + 1;
-    if (v < 1000) return n + 2;
-    if (v < 10000) return n + 3;
-    v /= 10000;
-    n += 4;
-  }
+  const int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+  return t - ((v | 1) < kPow10[t]) + 1;  // v | 1: zero has one digit
 }
 
-// Writes v in decimal at p, two digits at a time from the end; returns the length.
-inline std::size_t write_decimal(char* p, std::uint64_t v) {
-  const int n = decimal_length(v);
-  char* q = p + n;
+// Writes v < 10^8 in decimal at p, two digits at a time (32-bit arithmetic); returns the end.
+inline char* write_small(char* p, std::uint32_t v) {
+  char* end = p + decimal_length(v);
+  char* q = end;
   while (v >= 100) {
-    const auto i = static_cast<std::size_t>(v % 100) * 2;
+    q -= 2;
+    std::memcpy(q, kDigitPairs + v % 100 * 2, 2);
     v /= 100;
-    *--q = kDigitPairs[i + 1];
-    *--q = kDigitPairs[i];
   }
   if (v >= 10) {
-    *--q = kDigitPairs[v * 2 + 1];
-    *--q = kDigitPairs[v * 2];
+    std::memcpy(q - 2, kDigitPairs + v * 2, 2);
   } else {
-    *--q = static_cast<char>('0' + v);
+    q[-1] = static_cast<char>('0' + v);
   }
-  return static_cast<std::size_t>(n);
+  return end;
 }
 
 // Writes exactly 8 decimal digits of v < 10^8 (with leading zeros).
@@ -107,6 +105,21 @@ inline void write_8_digits(char* p, std::uint32_t v) {
   std::memcpy(p + 2, kDigitPairs + a % 100 * 2, 2);
   std::memcpy(p + 4, kDigitPairs + b / 100 * 2, 2);
   std::memcpy(p + 6, kDigitPairs + b % 100 * 2, 2);
+}
+
+// Writes v in decimal at p; returns the length.
+inline std::size_t write_decimal(char* p, std::uint64_t v) {
+  if (v < 100000000) return static_cast<std::size_t>(write_small(p, static_cast<std::uint32_t>(v)) - p);
+  char* e;
+  if (v < 10000000000000000ULL) {
+    e = write_small(p, static_cast<std::uint32_t>(v / 100000000));
+  } else {
+    e = write_small(p, static_cast<std::uint32_t>(v / 10000000000000000ULL));
+    write_8_digits(e, static_cast<std::uint32_t>(v / 100000000 % 100000000));
+    e += 8;
+  }
+  write_8_digits(e, static_cast<std::uint32_t>(v % 100000000));
+  return static_cast<std::size_t>(e + 8 - p);
 }
 
 }  // namespace
@@ -144,8 +157,8 @@ void JsonWriter::write_escaped(std::string_view utf8) {
   char* out = buf_ + len_;
   while (true) {
 #if defined(__SSE2__)
-    // Copy 16 bytes at a time, stopping at the first byte that needs an escape. A short tail is
-    // staged in a zeroed block whose bytes beyond the text are masked out.
+    // Copy 16 bytes at a time, stopping at the first byte that needs an escape. In a short tail
+    // the bytes beyond the text are masked out (and overwritten later or never committed).
     const __m128i quote = _mm_set1_epi8('"');
     const __m128i backslash = _mm_set1_epi8('\\');
     const __m128i limit = _mm_set1_epi8(0x1f);  // bytes < 0x20: unsigned min(x, 0x1f) == x
@@ -153,8 +166,10 @@ void JsonWriter::write_escaped(std::string_view utf8) {
     while (n > 0) {
       __m128i v;
       unsigned live = 0xFFFF;
-      if (n >= 16) {
+      if (n >= 16 || (reinterpret_cast<std::uintptr_t>(s) & 4095) <= 4096 - 16) {
+        // A 16-byte load that stays within one page cannot fault, even past the text's end.
         v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+        if (n < 16) live = (1u << n) - 1;
       } else {
         alignas(16) unsigned char tail[16] = {};
         std::memcpy(tail, s, n);
