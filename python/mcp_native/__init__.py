@@ -9,6 +9,9 @@ from __future__ import annotations
 from . import _core
 from .errors import JSONDecodeError, SchemaError, ValidationError
 
+# JSON codec
+from ._core import dumps, loads
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -16,4 +19,7 @@ __all__ = [
     "SchemaError",
     "ValidationError",
     "__version__",
+    # JSON codec
+    "dumps",
+    "loads",
 ]
