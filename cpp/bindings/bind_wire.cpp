@@ -6,7 +6,9 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "mcp_native/json_writer.hpp"
 #include "mcp_native/jsonrpc.hpp"
+#include "py_json.hpp"
 
 namespace py = pybind11;
 
@@ -27,69 +29,6 @@ struct MessageTypes {
   PyTypeObject* invalid = nullptr;
 };
 MessageTypes g_types;
-
-PyObject* element_to_py(element e);
-
-PyObject* object_to_py(simdjson::dom::object obj) {
-  PyObject* dict = PyDict_New();
-  if (!dict) return nullptr;
-  for (auto field : obj) {
-    PyObject* key = PyUnicode_FromStringAndSize(field.key.data(), static_cast<Py_ssize_t>(field.key.size()));
-    if (!key) {
-      Py_DECREF(dict);
-      return nullptr;
-    }
-    PyObject* value = element_to_py(field.value);
-    if (!value || PyDict_SetItem(dict, key, value) < 0) {
-      Py_DECREF(key);
-      Py_XDECREF(value);
-      Py_DECREF(dict);
-      return nullptr;
-    }
-    Py_DECREF(key);
-    Py_DECREF(value);
-  }
-  return dict;
-}
-
-// DOM element to the value json.loads would return.
-PyObject* element_to_py(element e) {
-  switch (e.type()) {
-    case element_type::OBJECT:
-      return object_to_py(e.get_object().value_unsafe());
-    case element_type::ARRAY: {
-      auto arr = e.get_array().value_unsafe();
-      PyObject* list = PyList_New(static_cast<Py_ssize_t>(arr.size()));
-      if (!list) return nullptr;
-      Py_ssize_t i = 0;
-      for (element item : arr) {
-        PyObject* value = element_to_py(item);
-        if (!value) {
-          Py_DECREF(list);
-          return nullptr;
-        }
-        PyList_SET_ITEM(list, i++, value);
-      }
-      return list;
-    }
-    case element_type::INT64:
-      return PyLong_FromLongLong(e.get_int64().value_unsafe());
-    case element_type::UINT64:
-      return PyLong_FromUnsignedLongLong(e.get_uint64().value_unsafe());
-    case element_type::DOUBLE:
-      return PyFloat_FromDouble(e.get_double().value_unsafe());
-    case element_type::STRING: {
-      std::string_view s = e.get_string().value_unsafe();
-      return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogatepass");
-    }
-    case element_type::BOOL:
-      return PyBool_FromLong(e.get_bool().value_unsafe());
-    case element_type::NULL_VALUE:
-      Py_RETURN_NONE;
-  }
-  PyErr_SetString(PyExc_SystemError, "unknown JSON element type");
-  return nullptr;
-}
 
 PyObject* id_to_py(const rpc::RequestId& id) {
   switch (id.kind) {
@@ -233,9 +172,229 @@ PyTypeObject* checked_tuple_type(py::handle t, const char* name, Py_ssize_t arit
   return reinterpret_cast<PyTypeObject*>(t.ptr());
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// Encoders, as METH_FASTCALL functions: they run once per message, where pybind11's dispatch
+// would cost as much as the encoding.
+
+JsonWriter* g_writer;  // reused between calls; a re-entrant call uses a writer of its own
+bool g_writer_busy;
+
+// Binds fastcall arguments to `names`; the first `required` are mandatory. Unset optional
+// slots stay null. Returns false with TypeError set.
+template <std::size_t N>
+bool bind_args(const char* fn, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
+               const char* const (&names)[N], std::size_t required, PyObject* (&out)[N]) {
+  for (auto& o : out) o = nullptr;
+  if (nargs > static_cast<Py_ssize_t>(N)) {
+    PyErr_Format(PyExc_TypeError, "%s() takes at most %zu arguments (%zd given)", fn, N, nargs);
+    return false;
+  }
+  for (Py_ssize_t i = 0; i < nargs; ++i) out[i] = args[i];
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    PyObject* name = PyTuple_GET_ITEM(kwnames, k);
+    std::size_t j = 0;
+    while (j < N && PyUnicode_CompareWithASCIIString(name, names[j]) != 0) ++j;
+    if (j == N) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fn, name);
+      return false;
+    }
+    if (out[j]) {
+      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fn, names[j]);
+      return false;
+    }
+    out[j] = args[nargs + k];
+  }
+  for (std::size_t j = 0; j < required; ++j) {
+    if (!out[j]) {
+      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fn, names[j]);
+      return false;
+    }
+  }
+  return true;
+}
+
+const char* type_name(PyObject* o) { return Py_TYPE(o)->tp_name; }
+
+// Re-raises a TypeError/ValueError from the JSON writer with the argument's name in front.
+void name_the_field(const char* field) {
+  const bool is_type = PyErr_ExceptionMatches(PyExc_TypeError);
+  if (!is_type && !PyErr_ExceptionMatches(PyExc_ValueError)) return;
+  PyObject *type, *cause, *tb;
+  PyErr_Fetch(&type, &cause, &tb);
+  PyErr_NormalizeException(&type, &cause, &tb);
+  if (tb) PyException_SetTraceback(cause, tb);
+  Py_XDECREF(type);
+  Py_XDECREF(tb);
+  PyErr_Format(is_type ? PyExc_TypeError : PyExc_ValueError, "%s: %S", field, cause);
+  PyObject *etype, *exc, *etb;
+  PyErr_Fetch(&etype, &exc, &etb);
+  PyErr_NormalizeException(&etype, &exc, &etb);
+  PyException_SetCause(exc, cause);  // steals cause
+  PyErr_Restore(etype, exc, etb);
+}
+
+bool write_json(JsonWriter& w, PyObject* value, const char* field) {
+  if (dump_py(w, value)) return true;
+  name_the_field(field);
+  return false;
+}
+
+bool write_id(JsonWriter& w, PyObject* id) {
+  if ((PyLong_Check(id) && !PyBool_Check(id)) || PyUnicode_Check(id)) return write_json(w, id, "id");
+  PyErr_Format(PyExc_TypeError, "id must be a str or an int, not %s", type_name(id));
+  return false;
+}
+
+bool check_str(PyObject* o, const char* field) {
+  if (PyUnicode_Check(o)) return true;
+  PyErr_Format(PyExc_TypeError, "%s must be a str, not %s", field, type_name(o));
+  return false;
+}
+
+bool check_dict(PyObject* o, const char* field, bool none_ok) {
+  if (PyDict_Check(o) || (none_ok && o == Py_None)) return true;
+  PyErr_Format(PyExc_TypeError, "%s must be a dict%s, not %s", field, none_ok ? " or None" : "", type_name(o));
+  return false;
+}
+
+// Runs `body` with a cleared writer and returns its content plus "\n" as bytes.
+template <class Body>
+PyObject* encode_line(Body&& body) {
+  if (g_writer == nullptr) g_writer = new (std::nothrow) JsonWriter();
+  JsonWriter own;
+  const bool shared = g_writer != nullptr && !g_writer_busy;
+  JsonWriter& w = shared ? *g_writer : own;
+  if (shared) g_writer_busy = true;
+  w.clear();
+  PyObject* result = nullptr;
+  try {
+    if (body(w)) {
+      w.put('\n');
+      result = PyBytes_FromStringAndSize(w.data(), static_cast<Py_ssize_t>(w.size()));
+    }
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  }
+  if (shared) {
+    g_writer_busy = false;
+    if (w.capacity() > (std::size_t{1} << 22)) w.release();  // don't keep a huge buffer
+  }
+  return result;
+}
+
+PyObject* encode_request(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  static const char* const names[] = {"id", "method", "params"};
+  PyObject* a[3];
+  if (!bind_args("encode_request", args, nargs, kwnames, names, 2, a)) return nullptr;
+  PyObject *id = a[0], *method = a[1], *params = a[2] ? a[2] : Py_None;
+  if (!check_str(method, "method") || !check_dict(params, "params", true)) return nullptr;
+  return encode_line([&](JsonWriter& w) {
+    w.append(R"({"jsonrpc":"2.0","id":)");
+    if (!write_id(w, id)) return false;
+    w.append(R"(,"method":)");
+    if (!write_json(w, method, "method")) return false;
+    if (params != Py_None) {
+      w.append(R"(,"params":)");
+      if (!write_json(w, params, "params")) return false;
+    }
+    w.put('}');
+    return true;
+  });
+}
+
+PyObject* encode_notification(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  static const char* const names[] = {"method", "params"};
+  PyObject* a[2];
+  if (!bind_args("encode_notification", args, nargs, kwnames, names, 1, a)) return nullptr;
+  PyObject *method = a[0], *params = a[1] ? a[1] : Py_None;
+  if (!check_str(method, "method") || !check_dict(params, "params", true)) return nullptr;
+  return encode_line([&](JsonWriter& w) {
+    w.append(R"({"jsonrpc":"2.0","method":)");
+    if (!write_json(w, method, "method")) return false;
+    if (params != Py_None) {
+      w.append(R"(,"params":)");
+      if (!write_json(w, params, "params")) return false;
+    }
+    w.put('}');
+    return true;
+  });
+}
+
+PyObject* encode_response(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  static const char* const names[] = {"id", "result"};
+  PyObject* a[2];
+  if (!bind_args("encode_response", args, nargs, kwnames, names, 2, a)) return nullptr;
+  PyObject *id = a[0], *result = a[1];
+  if (!check_dict(result, "result", false)) return nullptr;
+  return encode_line([&](JsonWriter& w) {
+    w.append(R"({"jsonrpc":"2.0","id":)");
+    if (!write_id(w, id)) return false;
+    w.append(R"(,"result":)");
+    if (!write_json(w, result, "result")) return false;
+    w.put('}');
+    return true;
+  });
+}
+
+PyObject* encode_error(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  static const char* const names[] = {"id", "code", "message", "data"};
+  PyObject* a[4];
+  if (!bind_args("encode_error", args, nargs, kwnames, names, 3, a)) return nullptr;
+  PyObject *id = a[0], *code = a[1], *message = a[2], *data = a[3] ? a[3] : Py_None;
+  if (!PyLong_Check(code) || PyBool_Check(code)) {
+    PyErr_Format(PyExc_TypeError, "code must be an int, not %s", type_name(code));
+    return nullptr;
+  }
+  if (!check_str(message, "message")) return nullptr;
+  return encode_line([&](JsonWriter& w) {
+    w.append(R"({"jsonrpc":"2.0",)");
+    // An unknown id is left out: the MCP schemas (2025-11-25 on) allow no null id.
+    if (id != Py_None) {
+      w.append(R"("id":)");
+      if (!write_id(w, id)) return false;
+      w.put(',');
+    }
+    w.append(R"("error":{"code":)");
+    if (!write_json(w, code, "code")) return false;
+    w.append(R"(,"message":)");
+    if (!write_json(w, message, "message")) return false;
+    if (data != Py_None) {
+      w.append(R"(,"data":)");
+      if (!write_json(w, data, "data")) return false;
+    }
+    w.append("}}");
+    return true;
+  });
+}
+
+template <class F>
+PyCFunction fastcall(F f) {
+  return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f));
+}
+
+PyMethodDef wire_methods[] = {
+    {"encode_request", fastcall(encode_request), METH_FASTCALL | METH_KEYWORDS,
+     "encode_request($module, id, method, params=None)\n--\n\n"
+     "The JSON-RPC request line (compact JSON and one newline) as bytes."},
+    {"encode_notification", fastcall(encode_notification), METH_FASTCALL | METH_KEYWORDS,
+     "encode_notification($module, method, params=None)\n--\n\n"
+     "The JSON-RPC notification line (compact JSON and one newline) as bytes."},
+    {"encode_response", fastcall(encode_response), METH_FASTCALL | METH_KEYWORDS,
+     "encode_response($module, id, result)\n--\n\n"
+     "The JSON-RPC success response line (compact JSON and one newline) as bytes."},
+    {"encode_error", fastcall(encode_error), METH_FASTCALL | METH_KEYWORDS,
+     "encode_error($module, id, code, message, data=None)\n--\n\n"
+     "The JSON-RPC error response line (compact JSON and one newline) as bytes;\n"
+     "id None (unknown) leaves the id out, data None leaves data out."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
 }  // namespace
 
 void bind_wire(py::module_& m) {
+  if (PyModule_AddFunctions(m.ptr(), wire_methods) < 0) throw py::error_already_set();
   m.def(
       "_jsonrpc_set_types",
       [](py::handle request, py::handle notification, py::handle response, py::handle error_response,

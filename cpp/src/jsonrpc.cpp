@@ -223,6 +223,8 @@ void Decoder::decode_line(MessageSink& sink) {
   if (n && line[n - 1] == '\r') --n;
   if (is_blank(line, n)) return;
 
+  // simdjson may read the padding; keep it free of stale bytes from a longer earlier line.
+  std::memset(buf_.data() + n, ' ', simdjson::SIMDJSON_PADDING);
   element root;
   if (auto err = parser_.parse(line, n, false).get(root)) {
     emit_invalid(sink, RequestId{}, kParseError, parse_error_detail(err));

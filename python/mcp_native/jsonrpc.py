@@ -26,6 +26,10 @@ __all__ = [
     "Notification",
     "Request",
     "Response",
+    "encode_error",
+    "encode_notification",
+    "encode_request",
+    "encode_response",
 ]
 
 # Standard JSON-RPC 2.0 error codes.
@@ -135,6 +139,14 @@ class Invalid(NamedTuple):
 Message = Union[Request, Notification, Response, ErrorResponse, Invalid]
 
 _core._jsonrpc_set_types(Request, Notification, Response, ErrorResponse, Invalid)
+
+# The encoders return one whole line: compact JSON (as mcp_native.dumps writes it) and "\n".
+# Arguments are checked (id a str or a non-bool int; method and message str; params a dict or
+# None; result a dict; code an int); a bad one raises TypeError/ValueError naming it.
+encode_request = _core.encode_request
+encode_notification = _core.encode_notification
+encode_response = _core.encode_response
+encode_error = _core.encode_error
 
 
 class Decoder:
