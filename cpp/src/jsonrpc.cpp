@@ -146,7 +146,7 @@ void write_error_response(std::string& out, ProtocolVersion version, const Reque
 }
 
 Decoder::Decoder(std::size_t max_message_bytes, ProtocolVersion version)
-    : max_(max_message_bytes), version_(version), buf_(4096 + simdjson::SIMDJSON_PADDING) {}
+    : max_(max_message_bytes), version_(version), buf_(kInitialBytes + simdjson::SIMDJSON_PADDING) {}
 
 void Decoder::append(const char* data, std::size_t n) {
   if (len_ + n + simdjson::SIMDJSON_PADDING > buf_.size()) {
@@ -178,6 +178,7 @@ void Decoder::feed(std::string_view chunk, MessageSink& sink) {
       too_long = last != '\r';
     }
     if (too_long) {
+      release_if_big(len_);
       len_ = 0;
       skipping_ = nl == nullptr;
       detail_.assign("the message is longer than the limit of ");
@@ -216,15 +217,32 @@ void Decoder::emit_invalid(MessageSink& sink, const RequestId& id, int code, std
 }
 
 void Decoder::decode_line(MessageSink& sink) {
-  const char* line = buf_.data();
-  std::size_t n = len_;
+  const std::size_t n = len_;
   // The line is consumed whatever happens next, also if the sink throws.
   len_ = 0;
+  try {
+    classify_line(buf_.data(), n, sink);
+  } catch (...) {
+    release_if_big(n);
+    throw;
+  }
+  release_if_big(n);
+}
+
+void Decoder::release_if_big(std::size_t line_bytes) {
+  // Don't keep the memory of one huge message (the parser needs several times its size).
+  if (line_bytes > kKeepBytes) {
+    parser_ = simdjson::dom::parser();
+    std::vector<char>(kInitialBytes + simdjson::SIMDJSON_PADDING).swap(buf_);
+  }
+}
+
+void Decoder::classify_line(char* line, std::size_t n, MessageSink& sink) {
   if (n && line[n - 1] == '\r') --n;
   if (is_blank(line, n)) return;
 
   // simdjson may read the padding; keep it free of stale bytes from a longer earlier line.
-  std::memset(buf_.data() + n, ' ', simdjson::SIMDJSON_PADDING);
+  std::memset(line + n, ' ', simdjson::SIMDJSON_PADDING);
   element root;
   if (auto err = parser_.parse(line, n, false).get(root)) {
     emit_invalid(sink, RequestId{}, kParseError, parse_error_detail(err));

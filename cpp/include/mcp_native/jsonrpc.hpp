@@ -113,6 +113,11 @@ class Decoder {
  private:
   void append(const char* data, std::size_t n);
   void decode_line(MessageSink& sink);
+  void classify_line(char* line, std::size_t n, MessageSink& sink);
+  void release_if_big(std::size_t line_bytes);
+
+  static constexpr std::size_t kInitialBytes = 4096;
+  static constexpr std::size_t kKeepBytes = std::size_t{1} << 22;  // memory kept after a line
   void emit_invalid(MessageSink& sink, const RequestId& id, int code, std::string_view detail);
 
   std::size_t max_;
