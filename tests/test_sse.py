@@ -204,7 +204,9 @@ def test_encode_event_layout():
     ("kwargs", "exc", "match"),
     [
         ({"data": "text"}, TypeError, "data"),
-        ({"data": b"\xff"}, ValueError, "UTF-8"),
+        ({"data": b"\xff"}, ValueError, "(?i)data: .*utf-8.*position 0"),
+        ({"data": b"ok\n\xed\xa0\x80"}, ValueError, "position 3"),
+        ({"data": b"x", "event": "\ud800"}, ValueError, "event"),
         ({"data": b"x", "event": "a\nb"}, ValueError, "event"),
         ({"data": b"x", "event": "a\rb"}, ValueError, "event"),
         ({"data": b"x", "event": 1}, TypeError, "event"),
@@ -280,3 +282,28 @@ def test_every_split_of_a_tricky_stream():
         for j in range(i, len(stream) + 1):
             d = Decoder()
             assert d.feed(stream[:i]) + d.feed(stream[i:j]) + d.feed(stream[j:]) + d.close() == whole, (i, j)
+
+
+def test_large_retry_values_are_exact():
+    assert parse(b"retry: 000123\ndata: x\n\n")[0].retry == 123
+    assert parse(b"retry: " + b"9" * 40 + b"\ndata: x\n\n")[0].retry == 10**40 - 1
+    assert encode_event(b"x", retry=2**64 - 1).startswith(b"event: message\nretry: 18446744073709551615\n")
+    with pytest.raises(ValueError, match="retry"):
+        encode_event(b"x", retry=2**64)
+
+
+def test_encode_event_takes_only_data_by_position():
+    with pytest.raises(TypeError):
+        encode_event(b"x", "ping")  # type: ignore[misc]
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        encode_event(b"x", name="ping")  # type: ignore[call-arg]
+    assert encode_event(data=b"x", event="ping", id="") == b"event: ping\nid: \ndata: x\n\n"
+
+
+def test_decoder_state_is_visible():
+    d = Decoder()
+    d.feed(b"id: abc\nretry: 5\n\n")
+    assert (d.last_event_id, d.retry) == ("abc", 5)
+    assert repr(d) == "Decoder(last_event_id='abc', retry=5)"
+    d.close()
+    assert (d.last_event_id, d.retry) == ("abc", 5)  # they persist across reconnections

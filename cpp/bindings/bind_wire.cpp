@@ -8,6 +8,7 @@
 #include "bindings.hpp"
 #include "mcp_native/json_writer.hpp"
 #include "mcp_native/jsonrpc.hpp"
+#include "mcp_native/sse.hpp"
 #include "py_json.hpp"
 
 namespace py = pybind11;
@@ -107,6 +108,24 @@ class ListSink final : public rpc::MessageSink {
   py::object list_;
 };
 
+// The bytes of a bytes-like argument (str is refused: the streams are bytes), held while alive.
+class BytesArg {
+ public:
+  explicit BytesArg(PyObject* obj, const char* what) {
+    if (PyUnicode_Check(obj)) throw py::type_error(std::string(what) + " must be bytes, not str");
+    if (PyObject_GetBuffer(obj, &view_, PyBUF_SIMPLE) < 0) throw py::error_already_set();
+  }
+  ~BytesArg() { PyBuffer_Release(&view_); }
+  BytesArg(const BytesArg&) = delete;
+  BytesArg& operator=(const BytesArg&) = delete;
+  std::string_view view() const {
+    return {static_cast<const char*>(view_.buf), static_cast<std::size_t>(view_.len)};
+  }
+
+ private:
+  Py_buffer view_;
+};
+
 class PyDecoder {
  public:
   PyDecoder(long long max_message_bytes, const std::string& protocol_version)
@@ -115,20 +134,9 @@ class PyDecoder {
 
   py::list feed(py::handle chunk) {
     if (!g_types.request) throw py::type_error("mcp_native.jsonrpc is not initialised");
-    if (PyUnicode_Check(chunk.ptr())) {
-      throw py::type_error("feed() takes bytes (the raw stream), not str");
-    }
-    Py_buffer view;
-    if (PyObject_GetBuffer(chunk.ptr(), &view, PyBUF_SIMPLE) < 0) throw py::error_already_set();
+    BytesArg bytes(chunk.ptr(), "the chunk given to feed()");
     ListSink sink;
-    try {
-      decoder_.feed(std::string_view(static_cast<const char*>(view.buf), static_cast<std::size_t>(view.len)),
-                    sink);
-    } catch (...) {
-      PyBuffer_Release(&view);
-      throw;
-    }
-    PyBuffer_Release(&view);
+    decoder_.feed(bytes.view(), sink);
     return sink.take();
   }
 
@@ -172,6 +180,71 @@ PyTypeObject* checked_tuple_type(py::handle t, const char* name, Py_ssize_t arit
   return reinterpret_cast<PyTypeObject*>(t.ptr());
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// SSE: the decoder builds mcp_native.sse.Event named tuples.
+
+PyTypeObject* g_event_type = nullptr;
+
+PyObject* utf8_replace(std::string_view s) {
+  return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+}
+
+// The text of a field that changes rarely (type, id, retry), decoded once per change.
+class CachedText {
+ public:
+  PyObject* get(std::string_view raw, bool as_int) {
+    if (!value_ || raw != raw_) {
+      PyObject* v = as_int ? (raw.empty() ? Py_NewRef(Py_None) : PyLong_FromString(std::string(raw).c_str(), nullptr, 10))
+                           : utf8_replace(raw);
+      if (!v) return nullptr;
+      value_ = py::reinterpret_steal<py::object>(v);
+      raw_.assign(raw);
+    }
+    return Py_NewRef(value_.ptr());
+  }
+
+ private:
+  std::string raw_;
+  py::object value_;
+};
+
+class PySseDecoder final : public mcp_native::sse::EventSink {
+ public:
+  py::list feed(py::handle chunk) {
+    if (!g_event_type) throw py::type_error("mcp_native.sse is not initialised");
+    BytesArg bytes(chunk.ptr(), "the chunk given to feed()");
+    list_ = py::reinterpret_steal<py::object>(PyList_New(0));
+    if (!list_) throw py::error_already_set();
+    decoder_.feed(bytes.view(), *this);
+    return py::reinterpret_steal<py::list>(list_.release());
+  }
+  py::list close() {
+    decoder_.close();
+    return py::list();
+  }
+  py::object last_event_id() { return steal(id_.get(decoder_.last_event_id(), false)); }
+  py::object retry() { return steal(retry_.get(decoder_.retry_digits(), true)); }
+
+  void on_event(const mcp_native::sse::Event& e) override {
+    PyObject* ev = make_tuple(g_event_type, {type_.get(e.type, false), utf8_replace(e.data), id_.get(e.id, false),
+                                             retry_.get(e.retry_digits, true)});
+    if (!ev) throw py::error_already_set();
+    const int rc = PyList_Append(list_.ptr(), ev);
+    Py_DECREF(ev);
+    if (rc < 0) throw py::error_already_set();
+  }
+
+ private:
+  static py::object steal(PyObject* o) {
+    if (!o) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(o);
+  }
+
+  mcp_native::sse::Decoder decoder_;
+  py::object list_;
+  CachedText type_, id_, retry_;
+};
 
 // ---------------------------------------------------------------------------------------------
 // Encoders, as METH_FASTCALL functions: they run once per message, where pybind11's dispatch
@@ -369,6 +442,82 @@ PyObject* encode_error(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
   });
 }
 
+
+// UTF-8 of a str argument; a lone surrogate raises UnicodeEncodeError (a ValueError).
+bool utf8_of(PyObject* o, const char* field, std::string_view& out) {
+  if (!check_str(o, field)) return false;
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_AsUTF8AndSize(o, &n);
+  if (!p) {
+    name_the_field(field);
+    return false;
+  }
+  out = std::string_view(p, static_cast<std::size_t>(n));
+  return true;
+}
+
+std::string* g_event_buf;  // reused between calls (encode_event runs no Python code meanwhile)
+
+PyObject* encode_event(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  namespace sse = mcp_native::sse;
+  static const char* const names[] = {"data", "event", "id", "retry"};
+  PyObject* a[4];
+  if (!bind_args("encode_event", args, nargs, kwnames, names, 1, a)) return nullptr;
+  if (nargs > 1) {
+    PyErr_SetString(PyExc_TypeError, "encode_event() takes 1 positional argument (event, id and retry are keywords)");
+    return nullptr;
+  }
+  try {
+    BytesArg data(a[0], "data");
+    if (!sse::is_valid_utf8(data.view())) {
+      // Let the codec say where: the message names the first bad byte.
+      PyObject* text = PyUnicode_DecodeUTF8(data.view().data(), static_cast<Py_ssize_t>(data.view().size()), "strict");
+      Py_XDECREF(text);
+      if (text) PyErr_SetString(PyExc_ValueError, "data: not valid UTF-8");
+      else name_the_field("data");
+      return nullptr;
+    }
+    std::string_view event = "message", id;
+    if (a[1] && !utf8_of(a[1], "event", event)) return nullptr;
+    const bool has_id = a[2] && a[2] != Py_None;
+    if (has_id && !utf8_of(a[2], "id", id)) return nullptr;
+    if (sse::has_line_break(event)) {
+      PyErr_Format(PyExc_ValueError, "event may not contain line breaks: %R", a[1]);
+      return nullptr;
+    }
+    if (has_id && (sse::has_line_break(id) || id.find('\0') != std::string_view::npos)) {
+      PyErr_Format(PyExc_ValueError, "id may not contain line breaks or NUL (readers ignore such ids): %R", a[2]);
+      return nullptr;
+    }
+    std::string retry_digits;
+    if (a[3] && a[3] != Py_None) {
+      PyObject* r = a[3];
+      const unsigned long long v = PyLong_Check(r) && !PyBool_Check(r) ? PyLong_AsUnsignedLongLong(r) : ~0ULL;
+      if (v == ~0ULL && (PyErr_Occurred() || !PyLong_Check(r) || PyBool_Check(r))) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "retry must be a non-negative int (milliseconds), not %R", r);
+        return nullptr;
+      }
+      retry_digits = std::to_string(v);
+    }
+    if (g_event_buf == nullptr) g_event_buf = new std::string();
+    std::string& out = *g_event_buf;
+    out.clear();
+    sse::write_event(out, data.view(), event, has_id ? &id : nullptr, retry_digits);
+    PyObject* result = PyBytes_FromStringAndSize(out.data(), static_cast<Py_ssize_t>(out.size()));
+    if (out.capacity() > (std::size_t{1} << 22)) std::string().swap(out);  // don't keep a huge buffer
+    return result;
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+    return nullptr;
+  } catch (const std::bad_alloc&) {
+    return PyErr_NoMemory();
+  }
+}
+
 template <class F>
 PyCFunction fastcall(F f) {
   return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f));
@@ -388,6 +537,9 @@ PyMethodDef wire_methods[] = {
      "encode_error($module, id, code, message, data=None)\n--\n\n"
      "The JSON-RPC error response line (compact JSON and one newline) as bytes;\n"
      "id None (unknown) leaves the id out, data None leaves data out."},
+    {"sse_encode_event", fastcall(encode_event), METH_FASTCALL | METH_KEYWORDS,
+     "sse_encode_event($module, data, *, event='message', id=None, retry=None)\n--\n\n"
+     "One Server-Sent Event as bytes: event, id, retry, one data line per line of data, blank line."},
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -417,6 +569,19 @@ void bind_wire(py::module_& m) {
       .def_property_readonly("max_message_bytes", &PyDecoder::max_message_bytes)
       .def_property_readonly("protocol_version", &PyDecoder::protocol_version)
       .def_property_readonly("pending_bytes", &PyDecoder::pending_bytes);
+
+  m.def(
+      "_sse_set_types",
+      [](py::handle event) { g_event_type = checked_tuple_type(event, "Event", 4); },
+      py::arg("event"), "Registers the event class that SseDecoder instantiates.");
+
+  py::class_<PySseDecoder>(m, "SseDecoder", py::metaclass(reinterpret_cast<PyObject*>(&PyType_Type)),
+                           "Incremental Server-Sent Events parser (WHATWG rules).")
+      .def(py::init<>())
+      .def("feed", &PySseDecoder::feed, py::arg("chunk"))
+      .def("close", &PySseDecoder::close)
+      .def_property_readonly("last_event_id", &PySseDecoder::last_event_id)
+      .def_property_readonly("retry", &PySseDecoder::retry);
 }
 
 }  // namespace mcp_native::bindings
