@@ -1,8 +1,10 @@
-"""JSON-RPC framing: Decoder.feed on a stdio stream of tools/call requests, and the encoders.
+"""JSON-RPC framing: Decoder.feed on a stdio stream of tools/call requests, the encoders, SSE.
 
 Decoding is compared per message with orjson.loads of the same line (the floor any framing
 built on a JSON parser pays) and with a pure-Python framer (split lines, json.loads, classify).
 Encoding is compared with orjson.dumps of the equivalent dict (with OPT_APPEND_NEWLINE).
+SSE: encode_event against sse-starlette's ServerSentEvent.encode (what the official SDK's
+server uses), and the SSE decoder per event on a 64 KiB-chunked stream.
 Run: python benchmarks/bench_wire_framing.py [--quick]
 """
 
@@ -16,7 +18,7 @@ from typing import Any, Callable
 
 import orjson
 
-from mcp_native import jsonrpc
+from mcp_native import jsonrpc, sse
 
 CHUNK = 64 * 1024
 
@@ -186,6 +188,47 @@ def bench_encode(repeat: int, n: int) -> dict[str, dict[str, float]]:
     return out
 
 
+def bench_sse(repeat: int, n: int) -> dict[str, float]:
+    from sse_starlette.event import ServerSentEvent
+
+    rng = random.Random(3)
+    payloads = [orjson.dumps(tools_call(i, rng, True)) for i in range(n)]
+    texts = [p.decode() for p in payloads]
+    stream = b"".join(sse.encode_event(p, id=str(i)) for i, p in enumerate(payloads))
+    chunks = [stream[i : i + CHUNK] for i in range(0, len(stream), CHUNK)]
+    # Both write the same event.
+    theirs = ServerSentEvent(data=texts[0], event="message", id="0").encode()
+    assert sse.Decoder().feed(theirs) == sse.Decoder().feed(sse.encode_event(payloads[0], id="0"))
+
+    def ours_encode() -> None:
+        for p in payloads:
+            sse.encode_event(p, id="1")
+
+    def starlette_encode() -> None:
+        for t in texts:
+            ServerSentEvent(data=t, event="message", id="1").encode()
+
+    def ours_decode() -> None:
+        d = sse.Decoder()
+        for c in chunks:
+            d.feed(c)
+
+    def orjson_loads() -> None:
+        for p in payloads:
+            orjson.loads(p)
+
+    t_enc, t_star, t_dec, t_loads = (t / n for t in race([ours_encode, starlette_encode, ours_decode, orjson_loads], repeat))
+    print(f"  sse encode_event (1 KB): ours {t_enc * 1e9:6.0f} ns | sse-starlette {t_star * 1e9:6.0f} ns (ratio {t_enc / t_star:.2f}x)")
+    print(f"  sse Decoder.feed (1 KB events): ours {t_dec * 1e9:6.0f} ns/event (orjson.loads of the payload: {t_loads * 1e9:6.0f} ns)")
+    return {
+        "encode_event_ns": t_enc * 1e9,
+        "sse_starlette_encode_ns": t_star * 1e9,
+        "ratio_vs_sse_starlette": t_enc / t_star,
+        "decode_ns_per_event": t_dec * 1e9,
+        "orjson_loads_payload_ns": t_loads * 1e9,
+    }
+
+
 def main(quick: bool = False) -> dict[str, Any]:
     repeat = 3 if quick else 9
     print("[bench_wire_framing] JSON-RPC framing (ratios < 1 mean mcp-native is faster)")
@@ -193,6 +236,7 @@ def main(quick: bool = False) -> dict[str, Any]:
         "decode_1kb": bench_decode("1 KB", True, 2000 if quick else 20000, repeat),
         "decode_small": bench_decode("small", False, 5000 if quick else 50000, repeat),
         "encode": bench_encode(repeat, 2000 if quick else 20000),
+        "sse": bench_sse(repeat, 1000 if quick else 10000),
     }
     return summary
 
