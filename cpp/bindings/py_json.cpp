@@ -34,9 +34,10 @@ class Dumper {
   }
 
  private:
-  // Enters a container (or a default() call) on `o`; false with ValueError past the limit.
+  // Enters a non-empty container (or a default() call) on `o`, whose items sit one level
+  // deeper; false with ValueError past the limit.
   bool enter(PyObject* o) {
-    if (depth_ < kMaxJsonDepth) {
+    if (depth_ < kMaxJsonDepth - 1) {
       stack_[depth_++] = o;
       return true;
     }
@@ -66,6 +67,20 @@ class Dumper {
 
   // Decimal text of an int, as int.__repr__ gives it (subclasses such as IntEnum included).
   bool integer(PyObject* o) {
+#if PY_VERSION_HEX < 0x030C0000
+    // Ints of at most one 30-bit digit (most of them) are read directly.
+    const Py_ssize_t size = Py_SIZE(o);
+    if (size >= -1 && size <= 1) {
+      const auto digit = static_cast<std::int64_t>(reinterpret_cast<PyLongObject*>(o)->ob_digit[0]);
+      w_.write_int(size < 0 ? -digit : size * digit);
+      return true;
+    }
+#else
+    if (PyUnstable_Long_IsCompact(reinterpret_cast<PyLongObject*>(o))) {
+      w_.write_int(PyUnstable_Long_CompactValue(reinterpret_cast<PyLongObject*>(o)));
+      return true;
+    }
+#endif
     int overflow;
     const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (!overflow) {
@@ -394,6 +409,10 @@ PyObject* parse_fallback(simdjson::error_code err, std::string_view doc) {
   if (text == nullptr) return nullptr;
   PyObject* r = PyObject_CallOneArg(loads, text);
   Py_DECREF(text);
+  if (r == nullptr && PyErr_ExceptionMatches(PyExc_RecursionError)) {
+    PyErr_Clear();
+    raise_at("Document with numbers beyond 64 bits is nested too deeply", doc, 0);
+  }
   return r;
 }
 

@@ -11,12 +11,14 @@
 
 namespace mcp_native {
 
-/// Longest text format_double() writes ("-2.2250738585072014e-308" is 24 bytes).
-inline constexpr std::size_t kMaxDoubleChars = 32;
+/// Size of the buffer format_double() needs: the text is at most 24 bytes
+/// ("-2.2250738585072014e-308"), but it stores whole blocks of digits past the end.
+inline constexpr std::size_t kMaxDoubleChars = 48;
 
 /// Writes the shortest text that round-trips `v` (finite), laid out like Python's repr(float):
-/// "1.0", "0.1", "1e+16", "1e-05", "-0.0", "1.5e-07". Returns the length written to `buf`
-/// (at least kMaxDoubleChars bytes). Behaviour is undefined for NaN and infinities.
+/// "1.0", "0.1", "1e+16", "1e-05", "-0.0", "1.5e-07". Returns the length of the text at `buf`
+/// (which must have room for kMaxDoubleChars bytes). Behaviour is undefined for NaN and
+/// infinities.
 std::size_t format_double(double v, char* buf) noexcept;
 
 /// Returns the length of `utf8` once escaped for the inside of a JSON string (no quotes).
