@@ -518,3 +518,23 @@ def test_encoders_reject_circular_and_too_deep_values():
         deep = [deep]
     with pytest.raises(ValueError, match="result"):
         jsonrpc.encode_response(1, {"d": deep})
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        (b'{"jsonrpc":"2.0","method":"m","params":{"a":"\\ud800"}}', "surrogate"),
+        (b'{"jsonrpc":"2.0","method":"m","params":{"a":"\\q"}}', "escape"),
+        (b'{"jsonrpc":"2.0","method":"m","params":{"a":"\x01"}}', "control character"),
+        (b'{"jsonrpc":"2.0","method":"m","params":{"a":"x}}', "unterminated"),
+        (b'{"jsonrpc":"2.0","method":"m","params":{"a":123456789012345678901234567890}}', "64-bit"),
+        (b'{"jsonrpc":"2.0","method":"m","params":{"a":1e400}}', "number"),
+    ],
+)
+def test_what_simdjson_cannot_represent_is_a_parse_error_that_says_why(line, says):
+    """Known limitation: integers beyond 64 bits, unpaired surrogate escapes and numbers beyond
+    the double range, which Python's json accepts, are answered with -32700."""
+    out = decode(line + b"\n" + GOOD + b"\n")
+    check_invalid(out[0], PARSE_ERROR)
+    assert says in out[0].error["data"]
+    assert out[1] == GOOD_MSG

@@ -96,6 +96,10 @@ std::string_view parse_error_detail(simdjson::error_code err) {
     case simdjson::NUMBER_OUT_OF_RANGE:
       return "invalid JSON: malformed number, or an integer outside the 64-bit range";
     case simdjson::EMPTY: return "invalid JSON: no value";
+    case simdjson::STRING_ERROR:
+      return "invalid JSON: bad string escape (unknown escape or unpaired surrogate)";
+    case simdjson::UNESCAPED_CHARS: return "invalid JSON: unescaped control character in a string";
+    case simdjson::UNCLOSED_STRING: return "invalid JSON: unterminated string";
     case simdjson::CAPACITY:
     case simdjson::MEMALLOC: return "the message is too large to parse";
     default: return "invalid JSON: syntax error";
