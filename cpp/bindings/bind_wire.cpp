@@ -1,4 +1,4 @@
-// JSON-RPC framing: the incremental NDJSON decoder and the message encoders.
+// JSON-RPC framing (the NDJSON decoder, the message encoders) and SSE (decoder, encoder).
 #define PY_SSIZE_T_CLEAN  // the s# formats of Py_BuildValue take Py_ssize_t
 #include <Python.h>
 
@@ -18,8 +18,6 @@ namespace mcp_native::bindings {
 namespace {
 
 namespace rpc = mcp_native::jsonrpc;
-using simdjson::dom::element;
-using simdjson::dom::element_type;
 
 // The message classes of mcp_native.jsonrpc (tuple subclasses), registered once at import.
 struct MessageTypes {
@@ -46,44 +44,39 @@ PyObject* str_to_py(std::string_view s) {
   return PyUnicode_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
 }
 
-// Builds an instance of a registered tuple subclass from new references (stolen, may be null on
-// failure, in which case the others are released and null is returned).
-PyObject* make_tuple(PyTypeObject* type, std::initializer_list<PyObject*> items) {
-  bool ok = true;
-  for (PyObject* it : items) ok = ok && it;
-  PyObject* t = ok ? type->tp_alloc(type, static_cast<Py_ssize_t>(items.size())) : nullptr;
+// Builds an instance of a registered tuple subclass; each maker returns a new reference, or null
+// with an exception set, after which no further maker runs.
+template <class... Makers>
+PyObject* make_tuple(PyTypeObject* type, Makers&&... makers) {
+  PyObject* t = type->tp_alloc(type, static_cast<Py_ssize_t>(sizeof...(Makers)));
+  if (!t) return nullptr;
   Py_ssize_t i = 0;
-  for (PyObject* it : items) {
-    if (t) {
-      PyTuple_SET_ITEM(t, i++, it);
-    } else {
-      Py_XDECREF(it);
-    }
+  const bool ok = ((PyTuple_SET_ITEM(t, i, makers()), PyTuple_GET_ITEM(t, i++) != nullptr) && ...);
+  if (!ok) {
+    Py_DECREF(t);  // unset items are null, which tuple deallocation skips
+    return nullptr;
   }
   return t;
 }
 
 PyObject* message_to_py(const rpc::Message& m) {
+  auto id = [&] { return id_to_py(m.id); };
+  auto method = [&] { return str_to_py(m.method); };
+  auto body = [&] { return m.has_body ? element_to_py(m.body) : Py_NewRef(Py_None); };
   switch (m.kind) {
-    case rpc::MessageKind::Request:
-      return make_tuple(g_types.request, {id_to_py(m.id), str_to_py(m.method),
-                                          m.has_body ? element_to_py(m.body) : Py_NewRef(Py_None)});
-    case rpc::MessageKind::Notification:
-      return make_tuple(g_types.notification,
-                        {str_to_py(m.method), m.has_body ? element_to_py(m.body) : Py_NewRef(Py_None)});
-    case rpc::MessageKind::Response:
-      return make_tuple(g_types.response, {id_to_py(m.id), element_to_py(m.body)});
-    case rpc::MessageKind::ErrorResponse:
-      return make_tuple(g_types.error_response, {id_to_py(m.id), element_to_py(m.body)});
-    case rpc::MessageKind::Invalid: {
-      PyObject* error = Py_BuildValue("{s:i,s:s#,s:s#}", "code", m.error_code, "message",
-                                      m.error_message.data(), static_cast<Py_ssize_t>(m.error_message.size()),
-                                      "data", m.error_detail.data(),
-                                      static_cast<Py_ssize_t>(m.error_detail.size()));
-      PyObject* response =
-          PyBytes_FromStringAndSize(m.response.data(), static_cast<Py_ssize_t>(m.response.size()));
-      return make_tuple(g_types.invalid, {id_to_py(m.id), error, response});
-    }
+    case rpc::MessageKind::Request: return make_tuple(g_types.request, id, method, body);
+    case rpc::MessageKind::Notification: return make_tuple(g_types.notification, method, body);
+    case rpc::MessageKind::Response: return make_tuple(g_types.response, id, body);
+    case rpc::MessageKind::ErrorResponse: return make_tuple(g_types.error_response, id, body);
+    case rpc::MessageKind::Invalid:
+      return make_tuple(
+          g_types.invalid, id,
+          [&] {
+            return Py_BuildValue("{s:i,s:s#,s:s#}", "code", m.error_code, "message", m.error_message.data(),
+                                 static_cast<Py_ssize_t>(m.error_message.size()), "data", m.error_detail.data(),
+                                 static_cast<Py_ssize_t>(m.error_detail.size()));
+          },
+          [&] { return PyBytes_FromStringAndSize(m.response.data(), static_cast<Py_ssize_t>(m.response.size())); });
   }
   PyErr_SetString(PyExc_SystemError, "unknown message kind");
   return nullptr;
@@ -180,7 +173,6 @@ PyTypeObject* checked_tuple_type(py::handle t, const char* name, Py_ssize_t arit
   return reinterpret_cast<PyTypeObject*>(t.ptr());
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // SSE: the decoder builds mcp_native.sse.Event named tuples.
 
@@ -227,8 +219,9 @@ class PySseDecoder final : public mcp_native::sse::EventSink {
   py::object retry() { return steal(retry_.get(decoder_.retry_digits(), true)); }
 
   void on_event(const mcp_native::sse::Event& e) override {
-    PyObject* ev = make_tuple(g_event_type, {type_.get(e.type, false), utf8_replace(e.data), id_.get(e.id, false),
-                                             retry_.get(e.retry_digits, true)});
+    PyObject* ev = make_tuple(
+        g_event_type, [&] { return type_.get(e.type, false); }, [&] { return utf8_replace(e.data); },
+        [&] { return id_.get(e.id, false); }, [&] { return retry_.get(e.retry_digits, true); });
     if (!ev) throw py::error_already_set();
     const int rc = PyList_Append(list_.ptr(), ev);
     Py_DECREF(ev);

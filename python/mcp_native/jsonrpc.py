@@ -3,6 +3,10 @@
 ``Decoder`` turns a byte stream into ``Request``, ``Notification``, ``Response``, ``ErrorResponse``
 and ``Invalid`` items; an ``Invalid`` carries the exact error response line to send back. The
 ``encode_*`` functions produce complete compact lines ending in a single ``\\n``.
+
+Lines are parsed by simdjson: integers beyond 64 bits, unpaired surrogate escapes and numbers
+beyond the double range (which Python's ``json`` accepts) make a line a ``-32700`` ``Invalid``
+whose ``data`` says so.
 """
 
 from __future__ import annotations
