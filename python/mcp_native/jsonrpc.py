@@ -53,11 +53,7 @@ DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 # tuple). Equality also compares the type, so a Notification never equals a Response that
 # happens to hold the same two values.
 def _eq(self: tuple[Any, ...], other: object) -> bool:
-    return type(self) is type(other) and tuple.__eq__(self, other)  # type: ignore[arg-type]
-
-
-def _ne(self: tuple[Any, ...], other: object) -> bool:
-    return not _eq(self, other)
+    return type(self) is type(other) and tuple.__eq__(self, other)
 
 
 def _hash(self: tuple[Any, ...]) -> int:
@@ -71,9 +67,14 @@ class Request(NamedTuple):
     method: str
     params: dict[str, Any] | None = None
 
-    __eq__ = _eq  # type: ignore[assignment]
-    __ne__ = _ne  # type: ignore[assignment]
-    __hash__ = _hash  # type: ignore[assignment]
+    def __eq__(self, other: object) -> bool:
+        return _eq(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not _eq(self, other)
+
+    def __hash__(self) -> int:
+        return _hash(self)
 
 
 class Notification(NamedTuple):
@@ -82,9 +83,14 @@ class Notification(NamedTuple):
     method: str
     params: dict[str, Any] | None = None
 
-    __eq__ = _eq  # type: ignore[assignment]
-    __ne__ = _ne  # type: ignore[assignment]
-    __hash__ = _hash  # type: ignore[assignment]
+    def __eq__(self, other: object) -> bool:
+        return _eq(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not _eq(self, other)
+
+    def __hash__(self) -> int:
+        return _hash(self)
 
 
 class Response(NamedTuple):
@@ -93,9 +99,14 @@ class Response(NamedTuple):
     id: str | int
     result: dict[str, Any]
 
-    __eq__ = _eq  # type: ignore[assignment]
-    __ne__ = _ne  # type: ignore[assignment]
-    __hash__ = _hash  # type: ignore[assignment]
+    def __eq__(self, other: object) -> bool:
+        return _eq(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not _eq(self, other)
+
+    def __hash__(self) -> int:
+        return _hash(self)
 
 
 class ErrorResponse(NamedTuple):
@@ -105,9 +116,14 @@ class ErrorResponse(NamedTuple):
     id: str | int | None
     error: dict[str, Any]
 
-    __eq__ = _eq  # type: ignore[assignment]
-    __ne__ = _ne  # type: ignore[assignment]
-    __hash__ = _hash  # type: ignore[assignment]
+    def __eq__(self, other: object) -> bool:
+        return _eq(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not _eq(self, other)
+
+    def __hash__(self) -> int:
+        return _hash(self)
 
     @property
     def code(self) -> int:
@@ -127,9 +143,14 @@ class Invalid(NamedTuple):
     error: dict[str, Any]
     response: bytes
 
-    __eq__ = _eq  # type: ignore[assignment]
-    __ne__ = _ne  # type: ignore[assignment]
-    __hash__ = _hash  # type: ignore[assignment]
+    def __eq__(self, other: object) -> bool:
+        return _eq(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not _eq(self, other)
+
+    def __hash__(self) -> int:
+        return _hash(self)
 
     @property
     def code(self) -> int:
@@ -180,11 +201,11 @@ class Decoder:
 
     def feed(self, chunk: bytes | bytearray | memoryview) -> list[Message]:
         """Decodes the lines completed by ``chunk``."""
-        return self._decoder.feed(chunk)  # type: ignore[no-any-return]
+        return self._decoder.feed(chunk)
 
     def close(self) -> list[Message]:
         """Ends the stream: decodes a final line without newline and resets the decoder."""
-        return self._decoder.close()  # type: ignore[no-any-return]
+        return self._decoder.close()
 
     @property
     def max_message_bytes(self) -> int:

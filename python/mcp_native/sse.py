@@ -49,20 +49,20 @@ class Decoder:
         self._decoder = _core.SseDecoder()
 
     def feed(self, chunk: bytes | bytearray | memoryview) -> list[Event]:
-        return self._decoder.feed(chunk)  # type: ignore[no-any-return]
+        return self._decoder.feed(chunk)
 
     def close(self) -> list[Event]:
-        return self._decoder.close()  # type: ignore[no-any-return]
+        return self._decoder.close()
 
     @property
     def last_event_id(self) -> str:
         """The last event ID seen (what a reconnection sends as ``Last-Event-ID``)."""
-        return self._decoder.last_event_id  # type: ignore[no-any-return]
+        return self._decoder.last_event_id
 
     @property
     def retry(self) -> int | None:
         """The reconnection time in milliseconds, if the stream set one."""
-        return self._decoder.retry  # type: ignore[no-any-return]
+        return self._decoder.retry
 
     def __repr__(self) -> str:
         return f"Decoder(last_event_id={self.last_event_id!r}, retry={self.retry!r})"
