@@ -3,6 +3,8 @@ properties and the round trip with encode_event."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -307,3 +309,63 @@ def test_decoder_state_is_visible():
     assert repr(d) == "Decoder(last_event_id='abc', retry=5)"
     d.close()
     assert (d.last_event_id, d.retry) == ("abc", 5)  # they persist across reconnections
+
+
+# --- differential test against a whole-stream reference written from the spec text ----------------
+
+
+def reference_parse(stream: bytes) -> list[Event]:
+    """The WHATWG algorithm applied literally to a complete stream: decode UTF-8 with
+    replacement, drop one leading BOM, split lines on CRLF/CR/LF (the text after the last line
+    end is an unfinished line and is discarded with any pending event), interpret fields."""
+    text = stream.decode("utf-8", "replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    events: list[Event] = []
+    data, event_type, last_id, retry = "", "", "", None
+    for line in re.split(r"\r\n|\r|\n", text)[:-1]:
+        if line == "":
+            if data == "":
+                event_type = ""
+                continue
+            events.append(Event(event_type or "message", data[:-1], last_id, retry))
+            data, event_type = "", ""
+            continue
+        if line.startswith(":"):
+            continue
+        if ":" in line:
+            name, value = line.split(":", 1)
+            if value.startswith(" "):
+                value = value[1:]
+        else:
+            name, value = line, ""
+        if name == "event":
+            event_type = value
+        elif name == "data":
+            data += value + "\n"
+        elif name == "id":
+            if "\0" not in value:
+                last_id = value
+        elif name == "retry":
+            if value and all(c in "0123456789" for c in value):
+                retry = int(value)
+    return events
+
+
+TOKENS = [
+    b"data", b"event", b"id", b"retry", b"Data", b"foo", b":", b": ", b" ", b"  ", b"\r", b"\n", b"\r\n",
+    b"\n\n", b"x", b"12", b"0", b"-1", b"\x00", b"\xef\xbb\xbf", b"\xc3\xa9", b"\xe2\x82", b"\xac", b"\xff",
+    b"\xed\xa0\x80", b"\t", b"message", b"{\"a\":1}",
+]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS), max_size=60), st.lists(st.integers(0, 400), max_size=6))
+def test_decoder_matches_the_reference_for_any_chunking(tokens, cuts):
+    stream = b"".join(tokens)
+    bounds = sorted(min(c, len(stream)) for c in cuts)
+    d = Decoder()
+    got = []
+    for a, b in zip([0, *bounds], [*bounds, len(stream)]):
+        got += d.feed(stream[a:b])
+    assert got + d.close() == reference_parse(stream)
