@@ -538,3 +538,87 @@ def test_what_simdjson_cannot_represent_is_a_parse_error_that_says_why(line, say
     check_invalid(out[0], PARSE_ERROR)
     assert says in out[0].error["data"]
     assert out[1] == GOOD_MSG
+
+
+# --- differential test of the envelope rules against a reference written in Python -------------
+
+
+def _is_id(v: object) -> bool:
+    return (isinstance(v, int) and not isinstance(v, bool)) or isinstance(v, str)
+
+
+def reference_classify(obj: object) -> tuple:
+    """The envelope rules: returns the expected message, or ("invalid", id it carries)."""
+    if not isinstance(obj, dict):
+        return ("invalid", None)
+    rid = obj["id"] if "id" in obj and _is_id(obj["id"]) else None
+    if not (isinstance(obj.get("jsonrpc"), str) and obj["jsonrpc"] == "2.0"):
+        return ("invalid", rid)
+    if "method" in obj:
+        if not isinstance(obj["method"], str) or "result" in obj or "error" in obj:
+            return ("invalid", rid)
+        if "params" in obj and not isinstance(obj["params"], dict):
+            return ("invalid", rid)
+        if "id" not in obj:
+            return Notification(obj["method"], obj.get("params"))
+        return Request(rid, obj["method"], obj.get("params")) if rid is not None else ("invalid", None)
+    if "result" in obj and "error" in obj:
+        return ("invalid", rid)
+    if "result" in obj:
+        if rid is None:
+            return ("invalid", None)
+        return Response(rid, obj["result"]) if isinstance(obj["result"], dict) else ("invalid", rid)
+    if "error" in obj:
+        if "id" in obj and obj["id"] is not None and rid is None:
+            return ("invalid", None)
+        err = obj["error"]
+        ok = (
+            isinstance(err, dict)
+            and isinstance(err.get("code"), int)
+            and not isinstance(err["code"], bool)
+            and isinstance(err.get("message"), str)
+        )
+        return ErrorResponse(rid, err) if ok else ("invalid", rid)
+    return ("invalid", rid)
+
+
+ENVELOPE_VALUES = {
+    "jsonrpc": ["2.0", "1.0", 2.0, None, ["2.0"]],
+    "id": [1, 0, -5, 2**63, 2**64 - 1, "a", "", True, False, 1.5, None, {}, [1]],
+    "method": ["tools/call", "", 5, None, ["m"], {}],
+    "params": [{}, {"a": [1, None]}, [], [1], None, "x", 3],
+    "result": [{}, {"k": "v"}, [], None, 5, "r"],
+    "error": [
+        {"code": -32601, "message": "m"},
+        {"code": 1, "message": "", "data": {"x": 1}},
+        {"code": 1.5, "message": "m"},
+        {"code": True, "message": "m"},
+        {"code": "1", "message": "m"},
+        {"message": "m"},
+        {"code": 1},
+        {"code": 1, "message": None},
+        "e",
+        None,
+        [],
+    ],
+    "extra": [1, None],
+}
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={k: st.sampled_from(v) for k, v in ENVELOPE_VALUES.items()},
+    )
+    | st.sampled_from([[], [{"jsonrpc": "2.0", "method": "m"}], "s", 1, None, True]),
+    st.sampled_from(jsonrpc.SUPPORTED_PROTOCOL_VERSIONS),
+)
+def test_envelope_rules_match_the_reference(obj, version):
+    line = json.dumps(obj).encode()
+    (got,) = decode(line + b"\n", protocol_version=version)
+    expected = reference_classify(obj)
+    if isinstance(expected, tuple) and expected[:1] == ("invalid",) and not hasattr(expected, "_fields"):
+        check_invalid(got, INVALID_REQUEST, expected[1], version)
+    else:
+        assert got == expected
