@@ -211,7 +211,7 @@ void JsonWriter::write_escaped(std::string_view utf8) {
   }
 }
 
-void JsonWriter::write_string(std::string_view utf8) {
+void JsonWriter::write_string_slow(std::string_view utf8) {
   reserve(utf8.size() + 2);
   buf_[len_++] = '"';
   write_escaped(utf8);
