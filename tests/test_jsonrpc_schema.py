@@ -100,3 +100,43 @@ def test_invalid_error_responses_2025_06_18(shared):
             assert found == ["id: None is not of type 'string', 'integer'"], item
         else:
             assert found == [], item
+
+
+# Each error definition of the schemas whose code is a constant, and our name for it.
+ERROR_CONSTANTS = {
+    "ParseError": "PARSE_ERROR",
+    "InvalidRequestError": "INVALID_REQUEST",
+    "MethodNotFoundError": "METHOD_NOT_FOUND",
+    "InvalidParamsError": "INVALID_PARAMS",
+    "InternalError": "INTERNAL_ERROR",
+    "URLElicitationRequiredError": "URL_ELICITATION_REQUIRED",
+    "HeaderMismatchError": "HEADER_MISMATCH",
+    "MissingRequiredClientCapabilityError": "MISSING_REQUIRED_CLIENT_CAPABILITY",
+    "UnsupportedProtocolVersionError": "UNSUPPORTED_PROTOCOL_VERSION",
+}
+
+
+def schema_error_codes(node: object, found: set[int]) -> set[int]:
+    """Every `"code": {"const": N}` in a schema fragment."""
+    if isinstance(node, dict):
+        code = node.get("properties", {}).get("code") if isinstance(node.get("properties"), dict) else None
+        if isinstance(code, dict) and isinstance(code.get("const"), int):
+            found.add(code["const"])
+        for v in node.values():
+            schema_error_codes(v, found)
+    elif isinstance(node, list):
+        for v in node:
+            schema_error_codes(v, found)
+    return found
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_error_code_constants_match_the_schema(shared, version):
+    root = json.loads((shared / "mcp-schema" / version / "schema.json").read_text())
+    defs = root.get("definitions") or root["$defs"]
+    named = {name: schema_error_codes(defs[name], set()) for name in ERROR_CONSTANTS if name in defs}
+    for name, codes in named.items():
+        assert codes == {getattr(jsonrpc, ERROR_CONSTANTS[name])}, (version, name, codes)
+    # Every constant code anywhere in the schema has a name here.
+    ours = {getattr(jsonrpc, c) for c in ERROR_CONSTANTS.values()}
+    assert schema_error_codes(defs, set()) <= ours

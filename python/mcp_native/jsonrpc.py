@@ -16,12 +16,15 @@ from typing import Any, NamedTuple, Union
 from . import _core
 
 __all__ = [
+    "HEADER_MISMATCH",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
     "METHOD_NOT_FOUND",
+    "MISSING_REQUIRED_CLIENT_CAPABILITY",
     "PARSE_ERROR",
     "SUPPORTED_PROTOCOL_VERSIONS",
+    "UNSUPPORTED_PROTOCOL_VERSION",
     "URL_ELICITATION_REQUIRED",
     "Decoder",
     "ErrorResponse",
@@ -42,8 +45,12 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
-# MCP's own codes (schema 2025-11-25 and later).
+# MCP's own codes, from the schemas: 2025-11-25 (URLElicitationRequiredError) and 2026-07-28
+# (HeaderMismatchError, MissingRequiredClientCapabilityError, UnsupportedProtocolVersionError).
 URL_ELICITATION_REQUIRED = -32042
+HEADER_MISMATCH = -32020
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 SUPPORTED_PROTOCOL_VERSIONS = ("2025-06-18", "2025-11-25", "2026-07-28")
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
