@@ -67,3 +67,26 @@ TEST(SseEncoder, WritesOneDataLinePerLine) {
   EXPECT_FALSE(sse::is_valid_utf8("\xC0\xAF"));
   EXPECT_TRUE(sse::is_valid_utf8("caf\xC3\xA9"));
 }
+
+TEST(SseDecoder, RandomBytesInRandomPiecesParseLikeOneFeed) {
+  const std::vector<std::string> parts = {"data", "event", "id", "retry", ":", " ", "\r", "\n", "\r\n",
+                                          "x", "12", "\xEF\xBB\xBF", "\xC3", "\xA9", "\xFF", std::string(1, '\0')};
+  std::uint64_t state = 7;
+  auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::size_t>(state >> 33);
+  };
+  for (int round = 0; round < 3000; ++round) {
+    std::string stream;
+    const std::size_t n = next() % 50;
+    for (std::size_t i = 0; i < n; ++i) stream += parts[next() % parts.size()];
+    const auto whole = parse({stream});
+    std::vector<std::string> pieces;
+    for (std::size_t p = 0; p < stream.size();) {
+      const std::size_t len = 1 + next() % 5;
+      pieces.push_back(stream.substr(p, len));
+      p += len;
+    }
+    ASSERT_EQ(parse(pieces), whole);
+  }
+}
