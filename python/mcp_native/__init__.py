@@ -12,6 +12,9 @@ from .errors import JSONDecodeError, SchemaError, ValidationError
 # JSON codec
 from ._core import dumps, loads
 
+# JSON-RPC framing and SSE
+from . import jsonrpc, sse
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -22,4 +25,7 @@ __all__ = [
     # JSON codec
     "dumps",
     "loads",
+    # JSON-RPC framing and SSE
+    "jsonrpc",
+    "sse",
 ]
