@@ -232,7 +232,7 @@ std::size_t format_double(double v, char* buf) noexcept {
   auto dec = fmt::detail::dragonbox::to_decimal(std::fabs(v));
   std::uint64_t sig = dec.significand;
   int exp = dec.exponent;
-  while (sig % 10 == 0) {
+  while (sig % 10 == 0) {  // so that n below counts significant digits only
     sig /= 10;
     ++exp;
   }
