@@ -52,6 +52,20 @@ class Dumper {
   }
   void leave() { --depth_; }
 
+  // Writes a value borrowed from a list or dict. Values whose writing can run Python code
+  // (containers, subclasses, default()) are held meanwhile, as that code may remove them from
+  // their container; exact str/int/float values are not, sparing a write to every object.
+  bool borrowed(PyObject* o) {
+    PyTypeObject* t = Py_TYPE(o);
+    if (t == &PyFloat_Type) return real(o);
+    if (t == &PyUnicode_Type) return str(o);
+    if (t == &PyLong_Type) return integer(o);
+    Py_INCREF(o);
+    const bool ok = value(o);
+    Py_DECREF(o);
+    return ok;
+  }
+
   bool str(PyObject* o) {
     if (PyUnicode_IS_COMPACT_ASCII(o)) {
       w_.write_string({static_cast<const char*>(PyUnicode_DATA(o)),
@@ -118,11 +132,7 @@ class Dumper {
     // The size is re-read each time: default() may run arbitrary code that resizes the list.
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) {
       if (i) w_.put(',');
-      PyObject* item = PyList_GET_ITEM(o, i);
-      Py_INCREF(item);
-      const bool ok = value(item);
-      Py_DECREF(item);
-      if (!ok) return false;
+      if (!borrowed(PyList_GET_ITEM(o, i))) return false;
     }
     w_.put(']');
     leave();
@@ -190,13 +200,11 @@ class Dumper {
     PyObject *k, *v;
     bool first = true;
     while (PyDict_Next(o, &pos, &k, &v)) {
-      // Held while written: default() may run code that removes them from the dict.
-      Py_INCREF(k);
-      Py_INCREF(v);
-      const bool ok = member(k, v, first);
-      Py_DECREF(k);
-      Py_DECREF(v);
-      if (!ok) return false;
+      // Writing a key runs no Python code, and the key is done with before the value starts.
+      if (!first) w_.put(',');
+      if (!key(k)) return false;
+      w_.put(':');
+      if (!borrowed(v)) return false;
       first = false;
     }
     w_.put('}');
