@@ -349,6 +349,13 @@ struct Parser {
   bool busy = false;
 
   simdjson::simdjson_result<simdjson::dom::element> parse(std::string_view doc) {
+    // simdjson reads up to SIMDJSON_PADDING bytes past the end, whatever they hold. When those
+    // bytes lie in the page of the last byte they are readable, and the text is parsed in place
+    // (simdjson's documented "page trick"); otherwise it is copied into a padded buffer.
+    const auto last = reinterpret_cast<std::uintptr_t>(doc.data() + doc.size()) - 1;
+    if (!doc.empty() && last / 4096 == (last + simdjson::SIMDJSON_PADDING) / 4096) {
+      return parser.parse(doc.data(), doc.size(), false);
+    }
     if (cap < doc.size() + simdjson::SIMDJSON_PADDING) {
       cap = doc.size() + simdjson::SIMDJSON_PADDING + doc.size() / 2;
       buf.reset(new char[cap]);
