@@ -321,11 +321,25 @@ std::size_t key_slot(std::string_view s) {
   return static_cast<std::size_t>((h ^ (h >> 29)) * 0xBF58476D1CE4E5B9ULL >> 54) % kKeyCacheSize;
 }
 
+// Short keys compare faster inline, 8 bytes at a time, than through a call to memcmp.
+bool same_bytes(const char* a, const char* b, std::size_t n) {
+  for (; n >= 8; a += 8, b += 8, n -= 8) {
+    std::uint64_t x, y;
+    std::memcpy(&x, a, 8);
+    std::memcpy(&y, b, 8);
+    if (x != y) return false;
+  }
+  for (; n > 0; --n) {
+    if (*a++ != *b++) return false;
+  }
+  return true;
+}
+
 PyObject* make_key(std::string_view s) {
   if (s.size() > kMaxCachedKey || !is_ascii(s.data(), s.size())) return make_str(s);
   PyObject*& slot = g_key_cache[key_slot(s)];
   if (slot != nullptr && static_cast<std::size_t>(PyUnicode_GET_LENGTH(slot)) == s.size() &&
-      std::memcmp(PyUnicode_DATA(slot), s.data(), s.size()) == 0) {
+      same_bytes(static_cast<const char*>(PyUnicode_DATA(slot)), s.data(), s.size())) {
     Py_INCREF(slot);
     return slot;
   }
