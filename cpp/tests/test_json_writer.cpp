@@ -90,6 +90,22 @@ TEST(JsonWriterInt, Extremes) {
   EXPECT_EQ(w.view(), "0,-1,-9223372036854775808,9223372036854775807,18446744073709551615");
 }
 
+TEST(JsonWriterInt, EveryDigitCount) {
+  // 10^k - 1 and 10^k for every k: the digit count is derived from the bit length.
+  std::uint64_t p = 1;
+  for (int k = 1; k <= 19; ++k) {
+    p *= 10;
+    for (std::uint64_t v : {p - 1, p, p + 1}) {
+      JsonWriter w;
+      w.write_uint(v);
+      EXPECT_EQ(w.view(), std::to_string(v));
+      w.clear();
+      w.write_int(-static_cast<std::int64_t>(v % (std::uint64_t{1} << 63)));
+      EXPECT_EQ(w.view(), std::to_string(-static_cast<std::int64_t>(v % (std::uint64_t{1} << 63))));
+    }
+  }
+}
+
 TEST(JsonWriterString, EscapesLikeJsonDumps) {
   EXPECT_EQ(str(""), "\"\"");
   EXPECT_EQ(str("plain"), "\"plain\"");
@@ -202,4 +218,34 @@ TEST(JsonWriterString, ShortTextAtTheEndOfAPage) {
     EXPECT_EQ(str({s, len}), expected) << len;
   }
   munmap(mem, 2 * page);
+}
+
+TEST(JsonWriterString, DenseEscapesMatchAByteByByteReference) {
+  // Random texts over a small alphabet full of characters that need escapes.
+  const std::string alphabet = std::string("ab\"\\\n\t\x01\x1f\x7f \xc3\xa9", 12);
+  std::uint64_t state = 12345;
+  for (int round = 0; round < 2000; ++round) {
+    std::string in;
+    state = state * 6364136223846793005ULL + 1;
+    const std::size_t len = state >> 55;  // 0..511
+    for (std::size_t i = 0; i < len; ++i) {
+      state = state * 6364136223846793005ULL + 1;
+      in += alphabet[(state >> 33) % alphabet.size()];
+    }
+    std::string expected = "\"";
+    for (unsigned char c : in) {
+      if (c == '"') expected += "\\\"";
+      else if (c == '\\') expected += "\\\\";
+      else if (c == '\n') expected += "\\n";
+      else if (c == '\t') expected += "\\t";
+      else if (c == 0x01) expected += "\\u0001";
+      else if (c == 0x1f) expected += "\\u001f";
+      else expected += static_cast<char>(c);
+    }
+    expected += '"';
+    JsonWriter w;
+    w.append("[");  // an unaligned start in the buffer
+    w.write_string(in);
+    ASSERT_EQ(w.view().substr(1), expected) << round;
+  }
 }
