@@ -116,10 +116,14 @@ class Dumper {
     return true;
   }
 
-  bool real(PyObject* o) {
-    if (w_.write_double(PyFloat_AS_DOUBLE(o))) return true;
-    out_of_range(o);
-    return false;
+  // Writes a float, preceded by a comma if `comma`: one reservation for both.
+  bool real(PyObject* o, bool comma = false) {
+    const double v = PyFloat_AS_DOUBLE(o);
+    if (!std::isfinite(v)) return out_of_range(o), false;
+    char* p = w_.extend(kMaxDoubleChars + 1);
+    *p = ',';
+    w_.commit(comma + format_double(v, p + comma));
+    return true;
   }
   static void out_of_range(PyObject* o) {
     PyErr_Format(PyExc_ValueError, "Out of range float values are not JSON compliant: %R", o);
@@ -131,8 +135,13 @@ class Dumper {
     w_.put('[');
     // The size is re-read each time: default() may run arbitrary code that resizes the list.
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) {
+      PyObject* item = PyList_GET_ITEM(o, i);
+      if (Py_TYPE(item) == &PyFloat_Type) {  // lists of numbers (coordinates, vectors)
+        if (!real(item, i != 0)) return false;
+        continue;
+      }
       if (i) w_.put(',');
-      if (!borrowed(PyList_GET_ITEM(o, i))) return false;
+      if (!borrowed(item)) return false;
     }
     w_.put(']');
     leave();

@@ -29,18 +29,39 @@ constexpr auto kEscape = [] {
 
 inline bool needs_escape(unsigned char c) { return kEscape.v[c] != 0; }
 
-// Writes the escape of `c` at `p`; returns its length (2 or 6). json.dumps uses lowercase hex.
+// The escape of every byte that needs one, padded to 8 bytes so that it is written with a
+// single store; json.dumps uses lowercase hex.
+struct Escape {
+  char text[7];
+  unsigned char len;
+};
+constexpr auto kEscapeText = [] {
+  struct Table {
+    Escape v[256] = {};
+  } t;
+  constexpr char kHex[] = "0123456789abcdef";
+  for (int c = 0; c < 256; ++c) {
+    const char e = kEscape.v[c];
+    if (e == 0) continue;
+    Escape& x = t.v[c];
+    x.text[0] = '\\';
+    x.text[1] = e;
+    x.len = 2;
+    if (e == 'u') {
+      x.text[2] = '0';
+      x.text[3] = '0';
+      x.text[4] = kHex[c >> 4];
+      x.text[5] = kHex[c & 15];
+      x.len = 6;
+    }
+  }
+  return t;
+}();
+
+// Writes the escape of `c` at `p` (8 bytes of room); returns its length (2 or 6).
 inline std::size_t write_escape(char* p, unsigned char c) {
-  const char e = kEscape.v[c];
-  p[0] = '\\';
-  p[1] = e;
-  if (e != 'u') return 2;
-  static constexpr char kHex[] = "0123456789abcdef";
-  p[2] = '0';
-  p[3] = '0';
-  p[4] = kHex[c >> 4];
-  p[5] = kHex[c & 15];
-  return 6;
+  std::memcpy(p, &kEscapeText.v[c], 8);
+  return kEscapeText.v[c].len;
 }
 
 }  // namespace
@@ -162,66 +183,58 @@ bool JsonWriter::write_double(double v) {
 }
 
 void JsonWriter::write_escaped(std::string_view utf8) {
-  const auto* s = reinterpret_cast<const unsigned char*>(utf8.data());
-  std::size_t n = utf8.size();
-  // Room for the text if nothing needs escaping, plus a 16-byte block of slack so that whole
-  // blocks can be stored; each escape reserves its own extra room.
-  reserve(n + 16);
-  char* out = buf_ + len_;
-  while (true) {
+  const char* s = utf8.data();
+  const char* const end = s + utf8.size();
+  // The text goes in chunks, each with room reserved for its worst case (6 bytes per input byte)
+  // plus a 16-byte block of slack: the loop below then never checks for room, whole 16-byte
+  // blocks and 8-byte escapes may be stored past what is kept.
+  constexpr std::size_t kChunk = 4096;
+  do {
+    const std::size_t chunk = static_cast<std::size_t>(end - s) < kChunk ? static_cast<std::size_t>(end - s) : kChunk;
+    reserve(chunk * 6 + 16);
+    char* out = buf_ + len_;
+    const char* const chunk_end = s + chunk;
+    while (s < chunk_end) {
+      const std::size_t left = static_cast<std::size_t>(chunk_end - s);
 #if defined(__SSE2__)
-    // Copy 16 bytes at a time, stopping at the first byte that needs an escape. In a short tail
-    // the bytes beyond the text are masked out (and overwritten later or never committed).
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i limit = _mm_set1_epi8(0x1f);  // bytes < 0x20: unsigned min(x, 0x1f) == x
-    unsigned mask = 0;
-    while (n > 0) {
+      // Copy 16 bytes, then find the first byte among them that needs an escape.
       __m128i v;
-      unsigned live = 0xFFFF;
-      if (n >= 16 || (reinterpret_cast<std::uintptr_t>(s) & 4095) <= 4096 - 16) {
+      if (end - s >= 16 || (reinterpret_cast<std::uintptr_t>(s) & 4095) <= 4096 - 16) {
         // A 16-byte load that stays within one page cannot fault, even past the text's end.
         v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-        if (n < 16) live = (1u << n) - 1;
       } else {
-        alignas(16) unsigned char tail[16] = {};
-        std::memcpy(tail, s, n);
+        alignas(16) char tail[16] = {};
+        std::memcpy(tail, s, static_cast<std::size_t>(end - s));
         v = _mm_load_si128(reinterpret_cast<const __m128i*>(tail));
-        live = (1u << n) - 1;
       }
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
       const __m128i bad = _mm_or_si128(
-          _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-          _mm_cmpeq_epi8(_mm_min_epu8(v, limit), v));
-      mask = static_cast<unsigned>(_mm_movemask_epi8(bad)) & live;
-      if (mask != 0) break;
-      const std::size_t step = n < 16 ? n : 16;
-      s += step;
-      out += step;
-      n -= step;
-    }
-    if (mask == 0) {
-      len_ = static_cast<std::size_t>(out - buf_);
-      return;
-    }
-    const std::size_t run = static_cast<std::size_t>(__builtin_ctz(mask));
+          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+          _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));  // bytes < 0x20
+      unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(bad));
+      if (left < 16) mask &= (1u << left) - 1;  // bytes past the chunk are not ours yet
+      if (mask == 0) {
+        const std::size_t step = left < 16 ? left : 16;
+        s += step;
+        out += step;
+        continue;
+      }
+      const std::size_t run = static_cast<std::size_t>(__builtin_ctz(mask));
 #else
-    std::size_t run = 0;
-    while (run < n && !needs_escape(s[run])) out[run] = static_cast<char>(s[run]), ++run;
-    if (run == n) {
-      len_ = static_cast<std::size_t>(out + run - buf_);
-      return;
-    }
+      std::size_t run = 0;
+      while (run < left && !needs_escape(static_cast<unsigned char>(s[run]))) out[run] = s[run], ++run;
+      if (run == left) {
+        s += run;
+        out += run;
+        continue;
+      }
 #endif
-    s += run;
-    n -= run;
-    len_ = static_cast<std::size_t>(out + run - buf_);
-    reserve(n + 5 + 16);  // the escape (6 bytes for 1) and the rest
-    len_ += write_escape(buf_ + len_, *s);
-    out = buf_ + len_;
-    ++s;
-    --n;
-  }
+      s += run;
+      out += run;
+      out += write_escape(out, static_cast<unsigned char>(*s++));
+    }
+    len_ = static_cast<std::size_t>(out - buf_);
+  } while (s < end);
 }
 
 void JsonWriter::write_string_slow(std::string_view utf8) {
@@ -230,6 +243,132 @@ void JsonWriter::write_string_slow(std::string_view utf8) {
   write_escaped(utf8);
   buf_[len_++] = '"';  // write_escaped left at least 16 bytes of slack
 }
+
+#if defined(__SSE2__)
+namespace {
+
+// The 8 decimal digits of a < 10^8 and b < 10^8, as 16 ASCII bytes, without any division
+// instruction. Each half is split into two 4-digit numbers y (scalar), and every 16-bit lane of
+// a 4-lane group computes one of y/1000, y/100, y/10, y by a multiply-high with a magic constant
+// and a second multiply-high by a power of two (SSE2 has no per-lane shift). Inputs are scaled
+// by 4 first so that the last lane can compute y itself as (4y * 2^15 >> 16) * 2^15 >> 16.
+// Each digit is then its quotient minus 10 times the quotient of the lane before it.
+// (Constants checked exhaustively for y < 10000.)
+inline __m128i digits_16(std::uint32_t a, std::uint32_t b) {
+  const std::uint32_t a_hi = a / 10000, a_lo = a % 10000, b_hi = b / 10000, b_lo = b % 10000;
+  const __m128i ys = _mm_set_epi32(static_cast<int>(b_lo * 4), static_cast<int>(b_hi * 4),
+                                   static_cast<int>(a_lo * 4), static_cast<int>(a_hi * 4));
+  // Each 32-bit lane holds one 4y: spread to 4 equal 16-bit lanes per group, per 64-bit half.
+  const __m128i lo = _mm_unpacklo_epi32(ys, ys);  // a_hi a_hi a_lo a_lo (32-bit lanes)
+  const __m128i hi = _mm_unpackhi_epi32(ys, ys);  // b_hi b_hi b_lo b_lo
+  // 32-bit lanes hold 4y in their low 16 bits: copy them to the high 16 bits.
+  const __m128i lo16 = _mm_or_si128(lo, _mm_slli_epi32(lo, 16));
+  const __m128i hi16 = _mm_or_si128(hi, _mm_slli_epi32(hi, 16));
+  const __m128i mul = _mm_set_epi16(static_cast<short>(0x8000), static_cast<short>(52429), 5243, 8389,
+                                    static_cast<short>(0x8000), static_cast<short>(52429), 5243, 8389);
+  const __m128i shift = _mm_set_epi16(static_cast<short>(0x8000), 2048, 2048, 128,
+                                      static_cast<short>(0x8000), 2048, 2048, 128);
+  const __m128i ten = _mm_set1_epi16(10);
+  const __m128i q_lo = _mm_mulhi_epu16(_mm_mulhi_epu16(lo16, mul), shift);
+  const __m128i q_hi = _mm_mulhi_epu16(_mm_mulhi_epu16(hi16, mul), shift);
+  // Within each 64-bit group, lane i minus 10 * lane i-1 (lane 0 minus 0).
+  const __m128i d_lo = _mm_sub_epi16(q_lo, _mm_mullo_epi16(_mm_slli_epi64(q_lo, 16), ten));
+  const __m128i d_hi = _mm_sub_epi16(q_hi, _mm_mullo_epi16(_mm_slli_epi64(q_hi, 16), ten));
+  return _mm_add_epi8(_mm_packus_epi16(d_lo, d_hi), _mm_set1_epi8('0'));
+}
+
+}  // namespace
+
+std::size_t format_double(double v, char* buf) noexcept {
+  char* out = buf;
+  if (std::signbit(v)) *out++ = '-';
+  if (v == 0) {
+    out[0] = '0';
+    out[1] = '.';
+    out[2] = '0';
+    return static_cast<std::size_t>(out + 3 - buf);
+  }
+  // Shortest round-trip digits (Dragonbox, as {fmt} implements it): v = sig * 10^exp. Its
+  // formatting front end is generic and slow, so the layout is done here.
+  auto dec = fmt::detail::dragonbox::to_decimal(std::fabs(v));
+  std::uint64_t sig = dec.significand;
+  int exp = dec.exponent;
+  while (sig % 10 == 0) {  // so that n below counts significant digits only
+    sig /= 10;
+    ++exp;
+  }
+  const int n = decimal_length(sig);
+  int e = exp + n - 1;  // decimal exponent of the first digit
+
+  // The digits as one vector: a 17th (leading) digit is written on its own, the rest are padded
+  // with zeros to 16 digits, so that every layout below is made of whole 16-byte stores.
+  // Python's repr: positional for 1e-4 <= |v| < 1e16, else d.ddde[+-]XX.
+  char first = 0;
+  if (n == 17) {
+    first = static_cast<char>('0' + sig / 10000000000000000ULL);
+    sig %= 10000000000000000ULL;
+  } else {
+    sig *= kPow10[16 - n];
+  }
+  const __m128i d = digits_16(static_cast<std::uint32_t>(sig / 100000000),
+                              static_cast<std::uint32_t>(sig % 100000000));
+  auto store = [](char* p, __m128i x) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), x); };
+
+  if (e < -4 || e >= 16) {
+    if (n == 17) {
+      out[0] = first;
+      out[1] = '.';
+      store(out + 2, d);
+    } else {
+      store(out + 1, d);
+      out[0] = static_cast<char>(_mm_cvtsi128_si32(d));
+      out[1] = '.';
+    }
+    out += n > 1 ? n + 1 : 1;
+    *out++ = 'e';
+    *out++ = e < 0 ? '-' : '+';
+    const int a = e < 0 ? -e : e;
+    if (a >= 100) *out++ = static_cast<char>('0' + a / 100);
+    *out++ = static_cast<char>('0' + a / 10 % 10);
+    *out++ = static_cast<char>('0' + a % 10);
+  } else if (e < 0) {  // "0.00012345"
+    std::memcpy(out, "0.000", 5);
+    out += 1 - e;
+    if (n == 17) *out++ = first;
+    store(out, d);
+    out += n == 17 ? 16 : n;
+  } else if (n <= e + 1) {  // integral, "1500.0" (n < 17 as e < 16): the padding is the zeros
+    store(out, d);
+    out += e + 1;
+    out[0] = '.';
+    out[1] = '0';
+    out += 2;
+  } else {  // "123.45": digits up to e, then '.', then the rest one byte further
+    char* const end = out + n + 1;
+    if (n == 17) {
+      *out++ = first;
+      --e;
+    }
+    if (e < 0) {
+      out[0] = '.';
+      store(out + 1, d);
+    } else {
+      // Bytes at index <= e from d, the dot at e + 1, beyond from d shifted by one byte.
+      const __m128i idx = _mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+      const __m128i in_int = _mm_cmpgt_epi8(_mm_set1_epi8(static_cast<char>(e + 1)), idx);
+      const __m128i at_dot = _mm_cmpeq_epi8(_mm_set1_epi8(static_cast<char>(e + 1)), idx);
+      const __m128i frac = _mm_andnot_si128(_mm_or_si128(in_int, at_dot), _mm_slli_si128(d, 1));
+      const __m128i text = _mm_or_si128(_mm_or_si128(_mm_and_si128(in_int, d), frac),
+                                        _mm_and_si128(at_dot, _mm_set1_epi8('.')));
+      store(out + 1, d);  // only its last byte survives: the 16th digit, past the shifted copy
+      store(out, text);
+    }
+    out = end;
+  }
+  return static_cast<std::size_t>(out - buf);
+}
+
+#else
 
 std::size_t format_double(double v, char* buf) noexcept {
   char* out = buf;
@@ -289,5 +428,7 @@ std::size_t format_double(double v, char* buf) noexcept {
   }
   return static_cast<std::size_t>(out - buf);
 }
+
+#endif
 
 }  // namespace mcp_native
