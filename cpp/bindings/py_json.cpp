@@ -6,6 +6,10 @@
 #include <memory>
 #include <new>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "mcp_native/json_syntax.hpp"
 
 namespace mcp_native::bindings {
@@ -193,12 +197,40 @@ class Dumper {
     return false;
   }
 
-  bool member(PyObject* k, PyObject* v, bool first) {
+  // Writes the comma (unless first), the key and the colon of a dict member. Short ASCII str
+  // keys without escapes (most keys) take one reservation and one 16-byte copy.
+  bool member_key(PyObject* k, bool first) {
+#if defined(__SSE2__)
+    if (Py_TYPE(k) == &PyUnicode_Type && PyUnicode_IS_COMPACT_ASCII(k)) {
+      const auto* s = static_cast<const char*>(PyUnicode_DATA(k));
+      const auto n = static_cast<std::size_t>(PyUnicode_GET_LENGTH(k));
+      // 1..15 bytes, loaded as 16: within the page of the text, the load cannot fault.
+      if (n - 1 < 15 && (reinterpret_cast<std::uintptr_t>(s) & 4095) <= 4096 - 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+        const __m128i bad = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+            _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));  // bytes < 0x20
+        if ((static_cast<unsigned>(_mm_movemask_epi8(bad)) & ((1u << n) - 1)) == 0) {
+          char* p = w_.extend(20);
+          p[0] = ',';
+          p += !first;
+          p[0] = '"';
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 1), v);
+          p[n + 1] = '"';
+          p[n + 2] = ':';
+          w_.commit(!first + n + 3);
+          return true;
+        }
+      }
+    }
+#endif
     if (!first) w_.put(',');
     if (!key(k)) return false;
     w_.put(':');
-    return value(v);
+    return true;
   }
+
+  bool member(PyObject* k, PyObject* v, bool first) { return member_key(k, first) && value(v); }
 
   bool dict(PyObject* o) {
     if (PyDict_GET_SIZE(o) == 0) return w_.append("{}"), true;
@@ -210,10 +242,7 @@ class Dumper {
     bool first = true;
     while (PyDict_Next(o, &pos, &k, &v)) {
       // Writing a key runs no Python code, and the key is done with before the value starts.
-      if (!first) w_.put(',');
-      if (!key(k)) return false;
-      w_.put(':');
-      if (!borrowed(v)) return false;
+      if (!member_key(k, first) || !borrowed(v)) return false;
       first = false;
     }
     w_.put('}');
