@@ -52,6 +52,15 @@ TEST(JsonWriterFloat, LaidOutLikePythonRepr) {
   EXPECT_EQ(fmt(5e-324), "5e-324");
   EXPECT_EQ(fmt(-2.2250738585072014e-308), "-2.2250738585072014e-308");
   EXPECT_EQ(fmt(std::numeric_limits<double>::max()), "1.7976931348623157e+308");
+  // 17 significant digits (the first one is written apart from the other 16) in each layout.
+  EXPECT_EQ(fmt(0.30000000000000004), "0.30000000000000004");
+  EXPECT_EQ(fmt(1.0000000000000002), "1.0000000000000002");
+  EXPECT_EQ(fmt(12.345678901234567), "12.345678901234567");
+  EXPECT_EQ(fmt(123456789.12345678), "123456789.12345678");
+  EXPECT_EQ(fmt(1234567890123456.8), "1234567890123456.8");
+  EXPECT_EQ(fmt(0.00012345678901234567), "0.00012345678901234567");
+  EXPECT_EQ(fmt(1.2345678901234568e-05), "1.2345678901234568e-05");
+  EXPECT_EQ(fmt(-65.61361699999998), "-65.61361699999998");
 }
 
 TEST(JsonWriterFloat, RoundTrips) {
@@ -227,7 +236,8 @@ TEST(JsonWriterString, DenseEscapesMatchAByteByByteReference) {
   for (int round = 0; round < 2000; ++round) {
     std::string in;
     state = state * 6364136223846793005ULL + 1;
-    const std::size_t len = state >> 55;  // 0..511
+    // 0..511 bytes, or (every 10th round) 4000..4255, across the writer's 4096-byte chunks.
+    const std::size_t len = round % 10 == 0 ? 4000 + (state >> 56) : state >> 55;
     for (std::size_t i = 0; i < len; ++i) {
       state = state * 6364136223846793005ULL + 1;
       in += alphabet[(state >> 33) % alphabet.size()];
