@@ -64,6 +64,10 @@ class Dumper {
     if (t == &PyFloat_Type) return real(o);
     if (t == &PyUnicode_Type) return str(o);
     if (t == &PyLong_Type) return integer(o);
+    if (o == Py_None || o == Py_True || o == Py_False) return value(o);  // never freed
+    return held(o);
+  }
+  bool held(PyObject* o) {
     Py_INCREF(o);
     const bool ok = value(o);
     Py_DECREF(o);
@@ -84,21 +88,27 @@ class Dumper {
   }
 
   // Decimal text of an int, as int.__repr__ gives it (subclasses such as IntEnum included).
-  bool integer(PyObject* o) {
+  // Ints of at most one 30-bit digit (most of them) are read directly: true with *v set.
+  static bool compact_int(PyObject* o, std::int64_t* v) {
 #if PY_VERSION_HEX < 0x030C0000
-    // Ints of at most one 30-bit digit (most of them) are read directly.
     const Py_ssize_t size = Py_SIZE(o);
-    if (size >= -1 && size <= 1) {
-      const auto digit = static_cast<std::int64_t>(reinterpret_cast<PyLongObject*>(o)->ob_digit[0]);
-      w_.write_int(size < 0 ? -digit : size * digit);
-      return true;
-    }
+    if (size < -1 || size > 1) return false;
+    const auto digit = static_cast<std::int64_t>(reinterpret_cast<PyLongObject*>(o)->ob_digit[0]);
+    *v = size < 0 ? -digit : size * digit;
+    return true;
 #else
-    if (PyUnstable_Long_IsCompact(reinterpret_cast<PyLongObject*>(o))) {
-      w_.write_int(PyUnstable_Long_CompactValue(reinterpret_cast<PyLongObject*>(o)));
+    if (!PyUnstable_Long_IsCompact(reinterpret_cast<PyLongObject*>(o))) return false;
+    *v = PyUnstable_Long_CompactValue(reinterpret_cast<PyLongObject*>(o));
+    return true;
+#endif
+  }
+
+  bool integer(PyObject* o) {
+    std::int64_t small;
+    if (compact_int(o, &small)) {
+      w_.write_int(small);
       return true;
     }
-#endif
     int overflow;
     const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (!overflow) {
@@ -133,19 +143,44 @@ class Dumper {
     PyErr_Format(PyExc_ValueError, "Out of range float values are not JSON compliant: %R", o);
   }
 
+  // Writes an item of a list, preceded by a comma if `comma`. Common scalars take a single
+  // reservation for both: every reservation reads and writes the writer's length in memory,
+  // and a chain of those per item is what limits the speed on long lists.
+  [[gnu::always_inline]] bool list_item(PyObject* o, bool comma) {
+    PyTypeObject* t = Py_TYPE(o);
+    if (t == &PyFloat_Type) return real(o, comma);
+    if (t == &PyList_Type || t == &PyDict_Type) {
+      if (comma) w_.put(',');
+      return held(o);
+    }
+    if (t == &PyUnicode_Type && short_str(o, comma ? ',' : 0, 0)) return true;
+    std::int64_t small;
+    if (t == &PyLong_Type && compact_int(o, &small)) {
+      char* p = w_.extend(21);
+      *p = ',';
+      w_.commit(comma + format_int(small, p + comma));
+      return true;
+    }
+    if (o == Py_None || o == Py_True || o == Py_False) {
+      // Fixed 8-byte copies of ",null", ",true", ",false" (or without the comma), zero-padded.
+      static constexpr char kNull[9] = ",null", kTrue[9] = ",true", kFalse[9] = ",false";
+      const char* text = o == Py_None ? kNull : o == Py_True ? kTrue : kFalse;
+      char* p = w_.extend(8);
+      std::memcpy(p, text + !comma, 8);
+      w_.commit(comma + (o == Py_False ? 5 : 4));
+      return true;
+    }
+    if (comma) w_.put(',');
+    return borrowed(o);
+  }
+
   bool list(PyObject* o) {
     if (PyList_GET_SIZE(o) == 0) return w_.append("[]"), true;
     if (!enter(o)) return false;
     w_.put('[');
     // The size is re-read each time: default() may run arbitrary code that resizes the list.
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) {
-      PyObject* item = PyList_GET_ITEM(o, i);
-      if (Py_TYPE(item) == &PyFloat_Type) {  // lists of numbers (coordinates, vectors)
-        if (!real(item, i != 0)) return false;
-        continue;
-      }
-      if (i) w_.put(',');
-      if (!borrowed(item)) return false;
+      if (!list_item(PyList_GET_ITEM(o, i), i != 0)) return false;
     }
     w_.put(']');
     leave();
@@ -197,33 +232,40 @@ class Dumper {
     return false;
   }
 
-  // Writes the comma (unless first), the key and the colon of a dict member. Short ASCII str
-  // keys without escapes (most keys) take one reservation and one 16-byte copy.
-  bool member_key(PyObject* k, bool first) {
+  // Writes a str of 1..15 ASCII bytes that need no escape (most keys and many values) as
+  // [lead]"text"[trail] (lead and trail optional: 0) with one reservation and one 16-byte copy;
+  // false, writing nothing, for any other str.
+  [[gnu::always_inline]] bool short_str(PyObject* o, char lead, char trail) {
 #if defined(__SSE2__)
-    if (Py_TYPE(k) == &PyUnicode_Type && PyUnicode_IS_COMPACT_ASCII(k)) {
-      const auto* s = static_cast<const char*>(PyUnicode_DATA(k));
-      const auto n = static_cast<std::size_t>(PyUnicode_GET_LENGTH(k));
-      // 1..15 bytes, loaded as 16: within the page of the text, the load cannot fault.
-      if (n - 1 < 15 && (reinterpret_cast<std::uintptr_t>(s) & 4095) <= 4096 - 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-        const __m128i bad = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-            _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));  // bytes < 0x20
-        if ((static_cast<unsigned>(_mm_movemask_epi8(bad)) & ((1u << n) - 1)) == 0) {
-          char* p = w_.extend(20);
-          p[0] = ',';
-          p += !first;
-          p[0] = '"';
-          _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 1), v);
-          p[n + 1] = '"';
-          p[n + 2] = ':';
-          w_.commit(!first + n + 3);
-          return true;
-        }
-      }
-    }
+    if (!PyUnicode_IS_COMPACT_ASCII(o)) return false;
+    const auto* s = static_cast<const char*>(PyUnicode_DATA(o));
+    const auto n = static_cast<std::size_t>(PyUnicode_GET_LENGTH(o));
+    // Loaded as 16 bytes: within the page of the text, the load cannot fault.
+    if (n - 1 >= 15 || (reinterpret_cast<std::uintptr_t>(s) & 4095) > 4096 - 16) return false;
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    const __m128i bad = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+        _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));  // bytes < 0x20
+    if ((static_cast<unsigned>(_mm_movemask_epi8(bad)) & ((1u << n) - 1)) != 0) return false;
+    char* p = w_.extend(20);
+    char* const start = p;
+    *p = lead;
+    p += lead != 0;
+    p[0] = '"';
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 1), v);
+    p[n + 1] = '"';
+    p[n + 2] = trail;
+    w_.commit(static_cast<std::size_t>(p - start) + n + 2 + (trail != 0));
+    return true;
+#else
+    (void)o, (void)lead, (void)trail;
+    return false;
 #endif
+  }
+
+  // Writes the comma (unless first), the key and the colon of a dict member.
+  [[gnu::always_inline]] bool member_key(PyObject* k, bool first) {
+    if (Py_TYPE(k) == &PyUnicode_Type && short_str(k, first ? 0 : ',', ':')) return true;
     if (!first) w_.put(',');
     if (!key(k)) return false;
     w_.put(':');

@@ -158,16 +158,16 @@ inline std::size_t write_decimal(char* p, std::uint64_t v) {
 
 }  // namespace
 
+std::size_t format_int(std::int64_t v, char* buf) noexcept {
+  if (v >= 0) return write_decimal(buf, static_cast<std::uint64_t>(v));
+  *buf = '-';
+  // Negate in unsigned arithmetic: -INT64_MIN overflows int64.
+  return 1 + write_decimal(buf + 1, ~static_cast<std::uint64_t>(v) + 1);
+}
+
 void JsonWriter::write_int(std::int64_t v) {
   char* p = extend(20);
-  if (v < 0) {
-    *p++ = '-';
-    ++len_;
-    // Negate in unsigned arithmetic: -INT64_MIN overflows int64.
-    len_ += write_decimal(p, ~static_cast<std::uint64_t>(v) + 1);
-  } else {
-    len_ += write_decimal(p, static_cast<std::uint64_t>(v));
-  }
+  len_ += format_int(v, p);
 }
 
 void JsonWriter::write_uint(std::uint64_t v) {

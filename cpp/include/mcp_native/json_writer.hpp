@@ -25,6 +25,9 @@ inline constexpr std::size_t kMaxDoubleChars = 48;
 /// infinities.
 std::size_t format_double(double v, char* buf) noexcept;
 
+/// Writes `v` in decimal at `buf` (room for 20 bytes); returns the length of the text.
+std::size_t format_int(std::int64_t v, char* buf) noexcept;
+
 /// Returns the length of `utf8` once escaped for the inside of a JSON string (no quotes).
 std::size_t escaped_size(std::string_view utf8) noexcept;
 
