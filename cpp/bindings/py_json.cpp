@@ -74,16 +74,35 @@ class Dumper {
     return ok;
   }
 
-  bool str(PyObject* o) {
+  // The UTF-8 text of a str, or null with an exception (lone surrogates: UnicodeEncodeError).
+  // ASCII data and an already cached UTF-8 form are read in place, without a call.
+  static const char* utf8_of(PyObject* o, std::size_t* n) {
     if (PyUnicode_IS_COMPACT_ASCII(o)) {
-      w_.write_string({static_cast<const char*>(PyUnicode_DATA(o)),
-                       static_cast<std::size_t>(PyUnicode_GET_LENGTH(o))});
-      return true;
+      *n = static_cast<std::size_t>(PyUnicode_GET_LENGTH(o));
+      return static_cast<const char*>(PyUnicode_DATA(o));
     }
-    Py_ssize_t n;
-    const char* s = PyUnicode_AsUTF8AndSize(o, &n);  // lone surrogates: UnicodeEncodeError
+    const auto* c = reinterpret_cast<const PyCompactUnicodeObject*>(o);
+    if (c->utf8 != nullptr) {
+      *n = static_cast<std::size_t>(c->utf8_length);
+      return c->utf8;
+    }
+    Py_ssize_t len;
+    const char* s = PyUnicode_AsUTF8AndSize(o, &len);
+    *n = static_cast<std::size_t>(len);
+    return s;
+  }
+
+  bool str(PyObject* o) { return text(o, 0, 0); }
+
+  // Writes a str as [lead]"text"[trail] (lead and trail optional: 0).
+  [[gnu::always_inline]] bool text(PyObject* o, char lead, char trail) {
+    std::size_t n;
+    const char* s = utf8_of(o, &n);
     if (s == nullptr) return false;
-    w_.write_string({s, static_cast<std::size_t>(n)});
+    if (short_text(s, n, lead, trail)) return true;
+    if (lead) w_.put(lead);
+    w_.write_string({s, n});
+    if (trail) w_.put(trail);
     return true;
   }
 
@@ -153,7 +172,7 @@ class Dumper {
       if (comma) w_.put(',');
       return held(o);
     }
-    if (t == &PyUnicode_Type && short_str(o, comma ? ',' : 0, 0)) return true;
+    if (t == &PyUnicode_Type) return text(o, comma ? ',' : 0, 0);
     std::int64_t small;
     if (t == &PyLong_Type && compact_int(o, &small)) {
       char* p = w_.extend(21);
@@ -232,40 +251,48 @@ class Dumper {
     return false;
   }
 
-  // Writes a str of 1..15 ASCII bytes that need no escape (most keys and many values) as
-  // [lead]"text"[trail] (lead and trail optional: 0) with one reservation and one 16-byte copy;
-  // false, writing nothing, for any other str.
-  [[gnu::always_inline]] bool short_str(PyObject* o, char lead, char trail) {
+  // Writes UTF-8 text of 1..31 bytes that need no escape (most keys and many values) as
+  // [lead]"text"[trail] with one reservation and 16-byte copies; false, writing nothing,
+  // for any other text.
+  [[gnu::always_inline]] bool short_text(const char* s, std::size_t n, char lead, char trail) {
 #if defined(__SSE2__)
-    if (!PyUnicode_IS_COMPACT_ASCII(o)) return false;
-    const auto* s = static_cast<const char*>(PyUnicode_DATA(o));
-    const auto n = static_cast<std::size_t>(PyUnicode_GET_LENGTH(o));
-    // Loaded as 16 bytes: within the page of the text, the load cannot fault.
-    if (n - 1 >= 15 || (reinterpret_cast<std::uintptr_t>(s) & 4095) > 4096 - 16) return false;
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-    const __m128i bad = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-        _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));  // bytes < 0x20
-    if ((static_cast<unsigned>(_mm_movemask_epi8(bad)) & ((1u << n) - 1)) != 0) return false;
-    char* p = w_.extend(20);
+    // A 16-byte load that stays within the page of the text cannot fault, even past its end.
+    auto in_page = [](const char* p) { return (reinterpret_cast<std::uintptr_t>(p) & 4095) <= 4096 - 16; };
+    if (n - 1 >= 31 || !in_page(s + (n > 16 ? 16 : 0))) return false;
+    auto bad = [](__m128i v) {
+      const __m128i b = _mm_or_si128(
+          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+          _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));  // bytes < 0x20
+      return static_cast<unsigned>(_mm_movemask_epi8(b));
+    };
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    __m128i hi = _mm_setzero_si128();
+    unsigned mask = bad(lo);
+    if (n > 16) {
+      hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
+      mask |= bad(hi) << 16;
+    }
+    if ((mask & ((1u << n) - 1)) != 0) return false;
+    char* p = w_.extend(36);
     char* const start = p;
     *p = lead;
     p += lead != 0;
     p[0] = '"';
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 1), v);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 1), lo);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 17), hi);
     p[n + 1] = '"';
     p[n + 2] = trail;
     w_.commit(static_cast<std::size_t>(p - start) + n + 2 + (trail != 0));
     return true;
 #else
-    (void)o, (void)lead, (void)trail;
+    (void)s, (void)n, (void)lead, (void)trail;
     return false;
 #endif
   }
 
   // Writes the comma (unless first), the key and the colon of a dict member.
   [[gnu::always_inline]] bool member_key(PyObject* k, bool first) {
-    if (Py_TYPE(k) == &PyUnicode_Type && short_str(k, first ? 0 : ',', ':')) return true;
+    if (Py_TYPE(k) == &PyUnicode_Type) return text(k, first ? 0 : ',', ':');
     if (!first) w_.put(',');
     if (!key(k)) return false;
     w_.put(':');
