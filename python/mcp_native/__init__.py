@@ -9,11 +9,18 @@ from __future__ import annotations
 from . import _core
 from .errors import JSONDecodeError, SchemaError, ValidationError
 
+# Content blocks and tool results.
+from . import content
+from .tools import Tool
+
 __version__ = "0.1.0"
 
 __all__ = [
     "JSONDecodeError",
     "SchemaError",
     "ValidationError",
+    # Content blocks and tool results.
+    "Tool",
+    "content",
     "__version__",
 ]
