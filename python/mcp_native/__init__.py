@@ -9,6 +9,9 @@ from __future__ import annotations
 from . import _core
 from .errors import JSONDecodeError, SchemaError, ValidationError
 
+# JSON codec
+from ._core import dumps, loads
+
 # Content blocks and tool results.
 from . import content
 from .tools import Tool
@@ -23,4 +26,7 @@ __all__ = [
     "Tool",
     "content",
     "__version__",
+    # JSON codec
+    "dumps",
+    "loads",
 ]
