@@ -26,3 +26,19 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
     Infinity literals, trailing data and nesting deeper than 1024) raise
     ``mcp_native.JSONDecodeError`` with the position of the first error.
     """
+
+# --- Tool results -------------------------------------------------------------------------------
+
+def encode_tool_response(
+    request_id: str | int,
+    structured: Any,
+    content: list[dict[str, Any]] | None,
+    meta: dict[str, Any] | None,
+    check: Callable[[Any], bool] | None,
+    complete: bool,
+    /,
+) -> bytes | None:
+    """The JSON-RPC response line answering ``request_id`` with a ``CallToolResult``:
+    ``structuredContent`` serialized once, its bytes escaped into a leading text block unless
+    ``content`` has a text block, then ``_meta`` and ``resultType: "complete"`` if ``complete``.
+    ``check(structured)`` runs first; a false answer returns ``None`` (nothing written)."""
