@@ -1,8 +1,8 @@
 // Tool results: the JSON-RPC response line of a tools/call, written in one pass.
-#include <cassert>
 #include <new>
 
 #include "bindings.hpp"
+#include "mcp_native/text_mirror.hpp"
 #include "py_json.hpp"
 
 namespace mcp_native::bindings {
@@ -40,14 +40,9 @@ bool write_response(JsonWriter& w, PyObject* id, PyObject* structured, PyObject*
   int text = content == nullptr ? 0 : has_text_block(content);
   if (text < 0) return false;
   if (!text) {
-    // The text mirror: the structuredContent bytes just written, escaped as a JSON string.
-    // Those bytes are JSON text, so no raw control characters: escaping at most doubles them,
-    // and with that much room reserved the source below stays where it is.
+    // The text mirror: the structuredContent bytes just written, escaped once more.
     w.append(R"({"type":"text","text":")");
-    w.reserve(2 * (end - start) + 8);
-    [[maybe_unused]] const char* before = w.data();
-    w.write_escaped({w.data() + start, end - start});
-    assert(w.data() == before);
+    append_escaped_copy(w, start, end);
     w.append(R"("})");
   }
   if (content != nullptr) {
