@@ -62,31 +62,92 @@ bool write_response(JsonWriter& w, PyObject* id, PyObject* structured, PyObject*
   return true;
 }
 
-// encode_tool_response(request_id, structured, content, meta, check, complete, /)
-PyObject* py_encode_tool_response(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 6) {
-    PyErr_Format(PyExc_TypeError, "encode_tool_response() takes 6 arguments (%zd given)", nargs);
+const char* const kContentTypes[] = {"text", "image", "audio", "resource_link", "resource"};
+
+// TypeError/ValueError naming the argument unless content is None or a list of dicts whose
+// "type" is a content block type.
+bool check_content(PyObject* content) {
+  if (!PyList_Check(content)) {
+    PyErr_Format(PyExc_TypeError, "content: expected a list of content blocks, got %s", Py_TYPE(content)->tp_name);
+    return false;
+  }
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(content); ++i) {
+    PyObject* block = PyList_GET_ITEM(content, i);
+    if (!PyDict_Check(block)) {
+      PyErr_Format(PyExc_TypeError, "content[%zd]: expected a content block dict, got %s", i, Py_TYPE(block)->tp_name);
+      return false;
+    }
+    PyObject* type = PyDict_GetItemWithError(block, g_type_key);
+    if (type == nullptr && PyErr_Occurred()) return false;
+    bool known = false;
+    if (type != nullptr && PyUnicode_Check(type)) {
+      for (const char* t : kContentTypes) known = known || PyUnicode_CompareWithASCIIString(type, t) == 0;
+    }
+    if (!known) {
+      PyErr_Format(PyExc_ValueError, "content[%zd].type: %R is not one of audio, image, resource, resource_link, text",
+                   i, type != nullptr ? type : Py_None);
+      return false;
+    }
+  }
+  return true;
+}
+
+enum Flags : long { kComplete = 1, kObjectOnly = 2 };
+
+// encode_tool_response(check, flags, invalid, request_id, structured, content=None, meta=None)
+PyObject* py_encode_tool_response(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  PyObject* a[7] = {nullptr, nullptr, nullptr, nullptr, nullptr, Py_None, Py_None};
+  if (nargs < 5 || nargs > 7) {
+    PyErr_Format(PyExc_TypeError, "encode_response() takes 2 positional arguments (request_id, structured) and content, meta");
     return nullptr;
   }
-  PyObject* id = args[0];
-  PyObject* structured = args[1];
-  PyObject* content = args[2] == Py_None ? nullptr : args[2];
-  PyObject* meta = args[3] == Py_None ? nullptr : args[3];
-  PyObject* check = args[4];
-  if (content != nullptr && !PyList_Check(content)) {
-    PyErr_Format(PyExc_TypeError, "content: expected a list, got %s", Py_TYPE(content)->tp_name);
+  for (Py_ssize_t i = 0; i < nargs; ++i) a[i] = args[i];
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
+    const int slot = PyUnicode_CompareWithASCIIString(name, "content") == 0 ? 5
+                     : PyUnicode_CompareWithASCIIString(name, "meta") == 0  ? 6
+                                                                            : -1;
+    if (slot < 0 || slot < nargs) {
+      PyErr_Format(PyExc_TypeError, "encode_response() got an unexpected keyword argument '%U'", name);
+      return nullptr;
+    }
+    a[slot] = args[nargs + i];
+  }
+  PyObject* check = a[0];
+  const long flags = PyLong_AsLong(a[1]);
+  if (flags == -1 && PyErr_Occurred()) return nullptr;
+  PyObject* invalid = a[2];
+  PyObject* id = a[3];
+  PyObject* structured = a[4];
+  PyObject* content = a[5] == Py_None ? nullptr : a[5];
+  PyObject* meta = a[6] == Py_None ? nullptr : a[6];
+  if (!PyUnicode_Check(id) && !(PyLong_Check(id) && !PyBool_Check(id))) {
+    PyErr_Format(PyExc_TypeError, "request_id: expected str or int, got %s", Py_TYPE(id)->tp_name);
     return nullptr;
   }
-  const int complete = PyObject_IsTrue(args[5]);
-  if (complete < 0) return nullptr;
+  if ((flags & kObjectOnly) && !PyDict_Check(structured)) {
+    PyErr_Format(PyExc_TypeError, "structured: protocol versions before 2026-07-28 require an object (dict), got %s",
+                 Py_TYPE(structured)->tp_name);
+    return nullptr;
+  }
+  if (content != nullptr && !check_content(content)) return nullptr;
+  if (meta != nullptr && !PyDict_Check(meta)) {
+    PyErr_Format(PyExc_TypeError, "meta: expected a dict, got %s", Py_TYPE(meta)->tp_name);
+    return nullptr;
+  }
   if (check != Py_None) {
     PyObject* ok = PyObject_CallOneArg(check, structured);
     if (ok == nullptr) return nullptr;
     const int valid = PyObject_IsTrue(ok);
     Py_DECREF(ok);
     if (valid < 0) return nullptr;
-    if (!valid) Py_RETURN_NONE;
+    if (!valid) {
+      PyObject* call[4] = {id, structured, a[5], a[6]};
+      return PyObject_Vectorcall(invalid, call, 4, nullptr);
+    }
   }
+  const bool complete = flags & kComplete;
 
   if (g_writer == nullptr) g_writer = new (std::nothrow) JsonWriter();
   JsonWriter own;
@@ -112,12 +173,10 @@ PyObject* py_encode_tool_response(PyObject*, PyObject* const* args, Py_ssize_t n
 PyMethodDef results_methods[] = {
     {"encode_tool_response",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_encode_tool_response)),
-     METH_FASTCALL,
-     "encode_tool_response($module, request_id, structured, content, meta, check, complete, /)\n"
+     METH_FASTCALL | METH_KEYWORDS,
+     "encode_tool_response($module, check, flags, invalid, request_id, structured, content=None, meta=None)\n"
      "--\n\n"
-     "The JSON-RPC response line of a CallToolResult: structuredContent written once, its bytes\n"
-     "escaped into a leading text block unless content has one, then _meta and resultType.\n"
-     "check(structured) runs first; returns None when it is false."},
+     "The JSON-RPC response line of a CallToolResult (see _core.pyi)."},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -30,15 +30,17 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
 # --- Tool results -------------------------------------------------------------------------------
 
 def encode_tool_response(
+    check: Callable[[Any], bool] | None,
+    flags: int,
+    invalid: Callable[[str | int, Any, list[dict[str, Any]] | None, dict[str, Any] | None], bytes],
     request_id: str | int,
     structured: Any,
-    content: list[dict[str, Any]] | None,
-    meta: dict[str, Any] | None,
-    check: Callable[[Any], bool] | None,
-    complete: bool,
-    /,
-) -> bytes | None:
+    content: list[dict[str, Any]] | None = None,
+    meta: dict[str, Any] | None = None,
+) -> bytes:
     """The JSON-RPC response line answering ``request_id`` with a ``CallToolResult``:
     ``structuredContent`` serialized once, its bytes escaped into a leading text block unless
-    ``content`` has a text block, then ``_meta`` and ``resultType: "complete"`` if ``complete``.
-    ``check(structured)`` runs first; a false answer returns ``None`` (nothing written)."""
+    ``content`` has a text block, then ``_meta`` and, with flag 1, ``resultType: "complete"``.
+    Flag 2 requires ``structured`` to be a dict. ``check(structured)`` runs first; when it is
+    false the answer is ``invalid(request_id, structured, content, meta)``. ``Tool`` binds the
+    first three arguments; arguments are checked with errors naming them."""

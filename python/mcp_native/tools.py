@@ -12,7 +12,8 @@ schemas once, and then
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 from . import _core
@@ -95,7 +96,14 @@ class Tool:
     not send it) or ``"error_result"``: send an ``isError`` result naming the violations instead.
     """
 
-    __slots__ = ("name", "protocol_version", "definition", "on_invalid", "_input", "_output", "_checker", "_object_only", "_complete")
+    __slots__ = ("name", "protocol_version", "definition", "on_invalid", "encode_response", "_input", "_output", "_checker", "_object_only", "_complete")
+
+    encode_response: Callable[..., bytes]
+    """``encode_response(request_id, structured, *, content=None, meta=None) -> bytes``: the
+    JSON-RPC response line (compact JSON and one ``\\n``) answering ``request_id`` with
+    ``result(structured, content, meta=meta)``, written in one native pass: the payload is
+    validated, serialized once as ``structuredContent``, and those bytes escaped once more into
+    the text mirror. A native callable bound to this tool (no Python frame on the hot path)."""
 
     def __init__(
         self,
@@ -157,6 +165,9 @@ class Tool:
         self._object_only = version != "2026-07-28"
         self._complete = version == "2026-07-28"
         self._checker = self._compile_checker(out)
+        flags = (1 if self._complete else 0) | (2 if self._object_only else 0)
+        check = None if self._output is None else self._output.is_valid
+        self.encode_response = partial(_core.encode_tool_response, check, flags, self._encode_invalid)
 
     def __repr__(self) -> str:
         return f"Tool({self.name!r}, protocol_version={self.protocol_version!r})"
@@ -198,7 +209,7 @@ class Tool:
 
     def _check_structured(self, structured: Any) -> None:
         if self._object_only and not isinstance(structured, dict):
-            raise TypeError(f"structured: protocol version {self.protocol_version} requires an object (dict), got {type(structured).__name__}")
+            raise TypeError(f"structured: protocol versions before 2026-07-28 require an object (dict), got {type(structured).__name__}")
 
     def _check_content(self, content: Any) -> list[Any]:
         if not isinstance(content, list):
@@ -258,30 +269,9 @@ class Tool:
             r["resultType"] = "complete"
         return r
 
-    def encode_response(
-        self,
-        request_id: str | int,
-        structured: Any,
-        *,
-        content: list[Mapping[str, Any]] | None = None,
-        meta: Mapping[str, Any] | None = None,
-    ) -> bytes:
-        """The JSON-RPC response line (compact JSON and one ``\\n``) answering ``request_id`` with
-        ``result(structured, content, meta=meta)``, written in one native pass: the payload is
-        validated, serialized once as ``structuredContent``, and those bytes escaped once more into
-        the text mirror."""
-        if type(request_id) is not str and (type(request_id) is not int):
-            raise TypeError(f"request_id: expected str or int, got {type(request_id).__name__}")
-        self._check_structured(structured)
-        if content is not None:
-            self._check_content(content)
-        if meta is not None and not isinstance(meta, dict):
-            raise TypeError(f"meta: expected a dict, got {type(meta).__name__}")
-        out = self._output
-        line = _core.encode_tool_response(request_id, structured, content, meta, None if out is None else out.is_valid, self._complete)
-        if line is None:  # the output schema rejected the payload
-            return _dumps({"jsonrpc": "2.0", "id": request_id, "result": self._invalid(structured)}) + b"\n"
-        return line
+    def _encode_invalid(self, request_id: str | int, structured: Any, content: Any, meta: Any) -> bytes:
+        """encode_response for a payload the output schema rejects: raise, or the isError line."""
+        return _dumps({"jsonrpc": "2.0", "id": request_id, "result": self._invalid(structured)}) + b"\n"
 
     # -- client side --------------------------------------------------------------------------
 
