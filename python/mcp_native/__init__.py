@@ -12,6 +12,9 @@ from .errors import JSONDecodeError, SchemaError, ValidationError
 # JSON codec
 from ._core import dumps, loads
 
+# JSON Schema engine
+from .schema import Limits, Validator
+
 # Content blocks and tool results.
 from . import content
 from .tools import Tool
@@ -20,8 +23,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "JSONDecodeError",
+    "Limits",
     "SchemaError",
     "ValidationError",
+    "Validator",
     # Content blocks and tool results.
     "Tool",
     "content",

@@ -27,6 +27,24 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
     ``mcp_native.JSONDecodeError`` with the position of the first error.
     """
 
+# --- JSON Schema engine ---
+
+class SchemaValidator:
+    """Compiled JSON Schema; mcp_native.Validator builds on it."""
+
+    def __init__(
+        self,
+        schema: object,
+        dialect: str | None,
+        formats: bool,
+        registry: dict[Any, Any] | None,
+        limits: tuple[int, int, int, int],
+    ) -> None: ...
+    def is_valid(self, instance: object) -> bool: ...
+    def is_valid_json(self, data: object) -> object: ...
+    def _errors(self, instance: object) -> list[Any]: ...
+    def _errors_json(self, data: object) -> list[Any]: ...
+
 # --- Tool results -------------------------------------------------------------------------------
 
 def encode_tool_response(
