@@ -9,8 +9,13 @@ from __future__ import annotations
 from . import _core
 from .errors import JSONDecodeError, SchemaError, ValidationError
 
+<<<<<<< HEAD
 # JSON Schema engine
 from .schema import Limits, Validator
+=======
+# JSON codec
+from ._core import dumps, loads
+>>>>>>> codec
 
 __version__ = "0.1.0"
 
@@ -21,4 +26,7 @@ __all__ = [
     "ValidationError",
     "Validator",
     "__version__",
+    # JSON codec
+    "dumps",
+    "loads",
 ]
