@@ -9,13 +9,11 @@ from __future__ import annotations
 from . import _core
 from .errors import JSONDecodeError, SchemaError, ValidationError
 
-<<<<<<< HEAD
-# JSON Schema engine
-from .schema import Limits, Validator
-=======
 # JSON codec
 from ._core import dumps, loads
->>>>>>> codec
+
+# JSON Schema engine
+from .schema import Limits, Validator
 
 __version__ = "0.1.0"
 
