@@ -34,9 +34,10 @@ class Dumper {
   }
 
  private:
-  // Enters a container (or a default() call) on `o`; false with ValueError past the limit.
+  // Enters a non-empty container (or a default() call) on `o`, whose items sit one level
+  // deeper; false with ValueError past the limit.
   bool enter(PyObject* o) {
-    if (depth_ < kMaxJsonDepth) {
+    if (depth_ < kMaxJsonDepth - 1) {
       stack_[depth_++] = o;
       return true;
     }
@@ -394,6 +395,10 @@ PyObject* parse_fallback(simdjson::error_code err, std::string_view doc) {
   if (text == nullptr) return nullptr;
   PyObject* r = PyObject_CallOneArg(loads, text);
   Py_DECREF(text);
+  if (r == nullptr && PyErr_ExceptionMatches(PyExc_RecursionError)) {
+    PyErr_Clear();
+    raise_at("Document with numbers beyond 64 bits is nested too deeply", doc, 0);
+  }
   return r;
 }
 

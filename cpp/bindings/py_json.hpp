@@ -10,7 +10,8 @@
 
 namespace mcp_native::bindings {
 
-/// Deepest nesting of lists/dicts that dump_py writes and loads accepts.
+/// Deepest level of a value that dump_py writes and loads accepts: the top-level value is at
+/// level 1, the items of a list or dict one level below it (so 1023 nested non-empty lists).
 inline constexpr int kMaxJsonDepth = 1024;
 
 /// Serialize obj as compact JSON into out, byte-identical to

@@ -41,16 +41,18 @@ class Checker {
       // Parse one value; containers push and continue with their first element.
       if (i_ >= n_) return fail(i_, "Expecting value");
       const unsigned char c = s_[i_];
+      // The top-level value is at level 1; what a container holds is one level deeper.
+      if (static_cast<int>(stack.size()) >= max_depth_) return fail(i_, "Maximum nesting depth exceeded");
       if (c == '[' || c == '{') {
-        if (static_cast<int>(stack.size()) >= max_depth_) return fail(i_, "Maximum nesting depth exceeded");
         stack.push_back(static_cast<char>(c));
         ++i_;
         skip_ws();
-        if (c == '[') {
-          if (at(']')) { ++i_; goto closed; }
-          continue;
+        if (at(c == '[' ? ']' : '}')) {
+          ++i_;
+          stack.pop_back();
+          goto closed;
         }
-        if (at('}')) { ++i_; goto closed; }
+        if (c == '[') continue;
         if (!key()) return false;
         continue;
       }
@@ -59,8 +61,8 @@ class Checker {
       } else if (c == '-' || (c >= '0' && c <= '9')) {
         if (!number()) return false;
       } else if (literal("true") || literal("false") || literal("null")) {
-      } else if (literal("NaN") || literal("Infinity") || literal("-Infinity")) {
-        return fail(i_, "NaN and Infinity are not valid JSON");
+      } else if (literal("NaN") || literal("Infinity")) {
+        return fail(i_ - (c == 'N' ? 3 : 8), "NaN and Infinity are not valid JSON");
       } else {
         return fail(i_, "Expecting value");
       }

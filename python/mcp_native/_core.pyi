@@ -28,7 +28,6 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
     """
 
 # --- JSON Schema engine ---
-
 class SchemaValidator:
     """Compiled JSON Schema; mcp_native.Validator builds on it."""
 

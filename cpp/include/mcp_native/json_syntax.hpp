@@ -18,7 +18,8 @@ struct JsonSyntaxError {
 };
 
 /// Checks `doc` against RFC 8259 strictly: UTF-8 without surrogate code points, no NaN or
-/// Infinity, no trailing data, at most `max_depth` nested arrays/objects. Escaped lone
+/// Infinity, no trailing data, no value deeper than level `max_depth` (the top-level value is
+/// at level 1, the values in a container one level below it; simdjson's rule). Escaped lone
 /// surrogates (\ud800) are accepted, as the grammar allows them.
 JsonSyntaxError find_json_error(std::string_view doc, int max_depth) noexcept;
 
