@@ -360,3 +360,23 @@ def test_check_result(version):
         t.check_result(5)
     with pytest.raises(ValueError):
         t.check_result(b"{not json")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_from_definition_round_trip(version):
+    t = weather(version, annotations={"readOnlyHint": True})
+    received = json.loads(json.dumps(t.definition))
+    if version == "2025-11-25":
+        received["execution"] = {"taskSupport": "optional"}  # not modelled: left out
+    client = Tool.from_definition(received, protocol_version=version)
+    assert client.definition == t.definition
+    client.check_result(t.encode_response(1, WEATHER))
+    with pytest.raises(ValidationError):
+        client.check_result(dict(t.result(WEATHER), structuredContent={"temperature": 1}))
+    assert client.check_arguments({"location": "Oslo"}) is None
+    with pytest.raises(ValueError, match="inputSchema"):
+        Tool.from_definition({"name": "x"}, protocol_version=version)
+    with pytest.raises(TypeError, match="definition"):
+        Tool.from_definition([("name", "x")], protocol_version=version)
+    with pytest.raises(ValueError, match="output_schema"):
+        Tool.from_definition({"name": "x", "inputSchema": {"type": "object"}, "outputSchema": {"type": "string"}}, protocol_version="2025-06-18")

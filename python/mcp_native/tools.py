@@ -164,10 +164,27 @@ class Tool:
         self._output = None if out is None else _compile("output_schema", out)
         self._object_only = version != "2026-07-28"
         self._complete = version == "2026-07-28"
-        self._checker = self._compile_checker(out)
+        self._checker: Any = None  # compiled on first check_result (clients only)
         flags = (1 if self._complete else 0) | (2 if self._object_only else 0)
         check = None if self._output is None else self._output.is_valid
         self.encode_response = partial(_core.encode_tool_response, check, flags, self._encode_invalid)
+
+    @classmethod
+    def from_definition(cls, definition: Mapping[str, Any], *, on_invalid: str = "raise", protocol_version: str = LATEST_PROTOCOL_VERSION) -> Tool:
+        """A tool from its ``Tool`` definition dict, e.g. as a client receives it from
+        ``tools/list`` (to check arguments before calling and results after). Fields this
+        package does not model (such as 2025-11-25's ``execution``) are left out of
+        ``definition``; the others are checked as by the constructor."""
+        if not isinstance(definition, Mapping):
+            raise TypeError(f"definition: expected a dict, got {type(definition).__name__}")
+        if "name" not in definition or "inputSchema" not in definition:
+            raise ValueError("definition: 'name' and 'inputSchema' are required")
+        return cls(
+            definition["name"], input_schema=definition["inputSchema"], output_schema=definition.get("outputSchema"),
+            title=definition.get("title"), description=definition.get("description"),
+            annotations=definition.get("annotations"), icons=definition.get("icons"), meta=definition.get("_meta"),
+            on_invalid=on_invalid, protocol_version=protocol_version,
+        )
 
     def __repr__(self) -> str:
         return f"Tool({self.name!r}, protocol_version={self.protocol_version!r})"
@@ -314,6 +331,8 @@ class Tool:
         checked against the output schema. Raises :class:`ValidationError` whose ``instance_path``
         is relative to what was given (e.g. ``("result", "structuredContent", "temperature")``).
         """
+        if self._checker is None:
+            self._checker = self._compile_checker(self.definition.get("outputSchema"))
         if isinstance(result, str):
             result = result.encode()
         if isinstance(result, (bytes, bytearray, memoryview)):
