@@ -348,6 +348,12 @@ def test_dumps_bad_arguments():
         dumps()
     with pytest.raises(TypeError, match="takes 1 positional argument"):
         dumps(1, None)
+    with pytest.raises(TypeError, match="multiple values for argument 'obj'"):
+        dumps(1, obj=2)
+    with pytest.raises(TypeError, match="multiple values for argument 'data'"):
+        loads("1", data="2")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'cls'"):
+        loads("1", cls=None)
 
 
 def test_dumps_list_mutated_by_default():

@@ -67,6 +67,20 @@ class Dumper {
 
   // Decimal text of an int, as int.__repr__ gives it (subclasses such as IntEnum included).
   bool integer(PyObject* o) {
+#if PY_VERSION_HEX < 0x030C0000
+    // Ints of at most one 30-bit digit (most of them) are read directly.
+    const Py_ssize_t size = Py_SIZE(o);
+    if (size >= -1 && size <= 1) {
+      const auto digit = static_cast<std::int64_t>(reinterpret_cast<PyLongObject*>(o)->ob_digit[0]);
+      w_.write_int(size < 0 ? -digit : size * digit);
+      return true;
+    }
+#else
+    if (PyUnstable_Long_IsCompact(reinterpret_cast<PyLongObject*>(o))) {
+      w_.write_int(PyUnstable_Long_CompactValue(reinterpret_cast<PyLongObject*>(o)));
+      return true;
+    }
+#endif
     int overflow;
     const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (!overflow) {
@@ -519,9 +533,12 @@ bool kwarg_is(PyObject* name, const char* want) {
   return PyUnicode_CompareWithASCIIString(name, want) == 0;
 }
 
-int too_many_positional(const char* fn, Py_ssize_t nargs) {
+void too_many_positional(const char* fn, Py_ssize_t nargs) {
   PyErr_Format(PyExc_TypeError, "%s() takes 1 positional argument but %zd were given", fn, nargs);
-  return -1;
+}
+
+void too_many_values(const char* fn, const char* arg) {
+  PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fn, arg);
 }
 
 }  // namespace
@@ -541,7 +558,8 @@ PyObject* py_dumps(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
       const int b = PyObject_IsTrue(v);
       if (b < 0) return nullptr;
       sort_keys = b;
-    } else if (kwarg_is(name, "obj") && obj == nullptr) {
+    } else if (kwarg_is(name, "obj")) {
+      if (obj != nullptr) return too_many_values("dumps", "obj"), nullptr;
       obj = v;
     } else {
       PyErr_Format(PyExc_TypeError, "dumps() got an unexpected keyword argument '%U'", name);
@@ -576,7 +594,8 @@ PyObject* py_loads(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t i = 0; i < nkw; ++i) {
     PyObject* name = PyTuple_GET_ITEM(kwnames, i);
-    if (kwarg_is(name, "data") && data == nullptr) {
+    if (kwarg_is(name, "data")) {
+      if (data != nullptr) return too_many_values("loads", "data"), nullptr;
       data = args[nargs + i];
     } else {
       PyErr_Format(PyExc_TypeError, "loads() got an unexpected keyword argument '%U'", name);

@@ -169,7 +169,8 @@ struct Info {
   uint32_t resource;
   std::vector<PathTok> path;
   std::string doc;  // URI of the document ("" for the root document)
-  bool no_validation = false;
+  bool no_validation = false;     // custom metaschema without the validation vocabulary
+  bool format_assertion = false;  // custom metaschema with the format-assertion vocabulary
 };
 
 bool is_schema_kw_single(std::string_view k, Dialect d) {
@@ -211,7 +212,7 @@ class Compiler {
   uint32_t compile_root(const Json* root) {
     index_doc(root, "", opt.default_dialect);
     P.dialect = info_.at(root).dialect;
-    uint32_t r = node_for(root);
+    node_for(root);
     drain();
     if (P.dynamic) {
       // Every dynamic target must be compiled: anchors and $recursiveAnchor roots.
@@ -224,7 +225,12 @@ class Compiler {
       }
     }
     check_cycles();
-    return r;
+    if (!P.dynamic) skip_pure_refs();
+    for (auto& node : P.nodes) {
+      node.simple = node.boolean < 0 && !node.tracks;
+      for (uint32_t i = node.first; i < node.first + node.count; ++i) node.simple &= is_simple(P.keywords[i].op);
+    }
+    return nodes_.at(root);
   }
 
  private:
@@ -258,7 +264,7 @@ class Compiler {
 
   // The dialect named by `$schema`; custom metaschemas from the registry are accepted when their
   // own `$schema` is an official dialect (their `$vocabulary` may drop the validation keywords).
-  Dialect dialect_of(const std::string& uri, bool& no_validation, const Info& at) {
+  Dialect dialect_of(const std::string& uri, Info& at) {
     Dialect d;
     if (dialect_from_name(uri, d)) return d;
     auto it = registry_.find(strip_empty_fragment(uri));
@@ -266,10 +272,15 @@ class Compiler {
       const Json* s = it->second->get("$schema");
       if (s && s->t == Json::T::String && dialect_from_name(s->s, d)) {
         if (const Json* voc = it->second->get("$vocabulary")) {
+          auto ends = [](const std::string& k, std::string_view tail) {
+            return k.size() > tail.size() && k.compare(k.size() - tail.size(), tail.size(), tail) == 0;
+          };
           bool has_validation = false;
-          for (auto& [k, v] : voc->obj)
-            if (k.size() > 11 && k.compare(k.size() - 11, 11, "/validation") == 0) has_validation = true;
-          no_validation = !has_validation;
+          for (auto& [k, v] : voc->obj) {
+            if (ends(k, "/vocab/validation")) has_validation = true;
+            if (ends(k, "/vocab/format-assertion")) at.format_assertion = true;
+          }
+          at.no_validation = !has_validation;
         }
         return d;
       }
@@ -300,7 +311,7 @@ class Compiler {
     bool anchor_id = id && d <= Dialect::Draft7 && !id->s.empty() && id->s[0] == '#';
     const Json* sch = j->get("$schema");
     if (sch && sch->t == Json::T::String && (resource_root || (id && !anchor_id))) {
-      at.dialect = d = dialect_of(sch->s, at.no_validation, at);
+      at.dialect = d = dialect_of(sch->s, at);
       id_kw = d == Dialect::Draft4 ? "id" : "$id";
       id = j->get(id_kw);
       if (id && (id->t != Json::T::String || (d <= Dialect::Draft7 && j->get("$ref")))) id = nullptr;
@@ -328,6 +339,12 @@ class Compiler {
       }
     }
     info_.emplace(j, at);
+    // Patterns are checked everywhere, also in subschemas no `$ref` reaches.
+    if (const Json* p = j->get("pattern"); p && p->t == Json::T::String && !Regex::is_valid(p->s))
+      error("invalid regular expression '" + p->s + "'", at, "pattern");
+    if (const Json* pp = j->get("patternProperties"); pp && pp->t == Json::T::Object)
+      for (auto& [k, v] : pp->obj)
+        if (!Regex::is_valid(k)) error("invalid regular expression '" + k + "'", at, "patternProperties");
     for (auto& [k, v] : j->obj) {
       Info child = at;
       child.path.push_back(PathTok::of(k));
@@ -575,6 +592,7 @@ class Compiler {
           };
           if (v.t == Json::T::Array) for (auto& t : v.arr) add(t);
           else add(v);
+          x.exclusive = d == Dialect::Draft4;  // there, 1.0 is a number but not an integer
           kws.push_back(std::move(x));
         } else if (k == "enum") {
           if (v.t != Json::T::Array) error("'enum' must be an array", at, k);
@@ -617,7 +635,7 @@ class Compiler {
           x.regex = regex(v.s, at, k);
           kws.push_back(std::move(x));
         } else if (k == "format") {
-          if (opt.formats && v.t == Json::T::String) {
+          if ((opt.formats || at.format_assertion) && v.t == Json::T::String) {
             if (auto f = formats::find(v.s)) {
               Keyword x = kw(Op::Format, k, &v);
               x.format = f;
@@ -686,7 +704,7 @@ class Compiler {
           Keyword x = kw(Op::PropertyNames, k, &v);
           x.kids.push_back(child(&v, sub_info({PathTok::of(k)})));
           kws.push_back(std::move(x));
-        } else if ((k == "dependencies" && d <= Dialect::Draft7) || k == "dependentRequired" ||
+        } else if (k == "dependencies" || k == "dependentRequired" ||
                    k == "dependentSchemas") {
           if (d < Dialect::Draft201909 && k != "dependencies") continue;
           if (v.t != Json::T::Object) error("'" + k + "' must be an object", at, k);
@@ -746,12 +764,52 @@ class Compiler {
         kws.insert(kws.begin() + props_at, std::move(props));
       }
     }
+    // Cheap checks of the value itself first: failures are found before descending.
+    std::stable_partition(kws.begin(), kws.end(), [](const Keyword& k) { return is_simple(k.op); });
     for (auto& x : last) kws.push_back(std::move(x));
     node.first = (uint32_t)P.keywords.size();
     node.count = (uint32_t)kws.size();
     if (kws.empty()) node.boolean = 1;
     for (auto& x : kws) P.keywords.push_back(std::move(x));
     P.nodes[n] = node;
+  }
+
+  static bool is_simple(Op op) {
+    switch (op) {
+      case Op::Type: case Op::Enum: case Op::Const: case Op::MultipleOf: case Op::Minimum:
+      case Op::Maximum: case Op::MinLength: case Op::MaxLength: case Op::Pattern: case Op::Format:
+      case Op::MinItems: case Op::MaxItems: case Op::UniqueItems: case Op::MinProperties:
+      case Op::MaxProperties: case Op::Required: case Op::DependentRequired:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // A subschema that is only a `$ref` adds nothing but a step (schema paths skip `$ref`), so
+  // edges point at its target directly. Not with dynamic references, whose scope it may enter.
+  void skip_pure_refs() {
+    auto pure = [&](uint32_t n) {
+      const Node& x = P.nodes[n];
+      return x.boolean < 0 && x.count == 1 && P.keywords[x.first].op == Op::Ref;
+    };
+    auto target = [&](uint32_t n) {
+      for (size_t hops = 0; pure(n) && hops <= P.nodes.size(); ++hops) n = P.keywords[P.nodes[n].first].kids[0];
+      return n;
+    };
+    auto fix = [&](uint32_t& n) { n = target(n); };
+    auto fix64 = [&](int64_t& n) {
+      if (n >= 0) n = target((uint32_t)n);
+    };
+    for (auto& k : P.keywords) {
+      for (auto& c : k.kids) fix(c);
+      for (auto& pr : k.props) fix(pr.second);
+      for (auto& pt : k.patterns) fix(pt.second);
+      fix64(k.additional);
+      fix64(k.then_);
+      fix64(k.else_);
+    }
+    nodes_[node_json_[0]] = target(nodes_.at(node_json_[0]));
   }
 
   // A subschema that reaches itself through keywords that apply to the same instance

@@ -5,6 +5,9 @@
 #include <limits>
 #include <string>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "mcp_native/json_syntax.hpp"
 #include "mcp_native/json_writer.hpp"
 
@@ -182,4 +185,21 @@ TEST(JsonSyntax, FindsFirstError) {
     EXPECT_EQ(e.offset, c.offset) << c.doc;
     EXPECT_EQ(std::string_view(e.message), c.message) << c.doc;
   }
+}
+
+TEST(JsonWriterString, ShortTextAtTheEndOfAPage) {
+  // Short tails may be read 16 bytes at a time, but never across into an unmapped page.
+  const long page = sysconf(_SC_PAGESIZE);
+  auto* mem = static_cast<char*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(mem, MAP_FAILED);
+  ASSERT_EQ(mprotect(mem + page, page, PROT_NONE), 0);
+  for (std::size_t len = 0; len < 20; ++len) {
+    char* s = mem + page - len;
+    std::memset(s, 'a', len);
+    if (len > 2) s[len - 2] = '"';
+    std::string expected = "\"" + std::string(len, 'a') + "\"";
+    if (len > 2) expected.replace(len - 1, 1, "\\\"");
+    EXPECT_EQ(str({s, len}), expected) << len;
+  }
+  munmap(mem, 2 * page);
 }
