@@ -385,3 +385,31 @@ def test_threads_share_nothing_visible():
 def test_exported():
     assert "dumps" in mcp_native.__all__ and "loads" in mcp_native.__all__
     assert mcp_native.dumps is dumps and mcp_native.loads is loads
+
+
+def test_reentrant_loads_from_a_finalizer():
+    # Building objects can start a garbage collection whose finalizers run Python code; a loads
+    # there must not disturb the parser of the loads in progress.
+    import gc
+
+    seen = []
+
+    class Cycle:
+        def __init__(self):
+            self.me = self
+
+        def __del__(self):
+            seen.append(loads(b'{"inner":[1,2,3],"k":"v"}'))
+
+    doc = {"items": [{"id": i, "name": f"n{i}", "tags": ["a", "b"]} for i in range(300)]}
+    data = dumps(doc)
+    old = gc.get_threshold()
+    gc.set_threshold(1)
+    try:
+        for _ in range(20):
+            Cycle()
+            assert loads(data) == doc
+    finally:
+        gc.set_threshold(*old)
+        gc.collect()
+    assert seen and all(s == {"inner": [1, 2, 3], "k": "v"} for s in seen)

@@ -411,7 +411,8 @@ PyObject* parse_fallback(simdjson::error_code err, std::string_view doc) {
   Py_DECREF(text);
   if (r == nullptr && PyErr_ExceptionMatches(PyExc_RecursionError)) {
     PyErr_Clear();
-    raise_at("Document with numbers beyond 64 bits is nested too deeply", doc, 0);
+    raise_at("Document nested too deeply for the fallback parser (used for integers beyond "
+             "64 bits, numbers beyond the double range and escaped lone surrogates)", doc, 0);
   }
   return r;
 }

@@ -232,28 +232,24 @@ std::size_t format_double(double v, char* buf) noexcept {
   auto dec = fmt::detail::dragonbox::to_decimal(std::fabs(v));
   std::uint64_t sig = dec.significand;
   int exp = dec.exponent;
-  while (sig % 10 == 0) {
+  while (sig % 10 == 0) {  // so that n below counts significant digits only
     sig /= 10;
     ++exp;
   }
-  // All 17 digit positions are written (sig < 10^17), then the n significant ones are used.
-  // Fixed-size copies move up to 16 digits at once; kMaxDoubleChars leaves room for the excess.
-  char padded[40];
-  const auto hi = static_cast<std::uint32_t>(sig / 100000000);
-  padded[0] = static_cast<char>('0' + hi / 100000000);
-  write_8_digits(padded + 1, hi % 100000000);
-  write_8_digits(padded + 9, static_cast<std::uint32_t>(sig % 100000000));
   const int n = decimal_length(sig);
-  const char* d = padded + 17 - n;
   const int e = exp + n - 1;  // decimal exponent of the first digit
 
-  // Python's repr: positional for 1e-4 <= |v| < 1e16, else d.ddde[+-]XX.
+  // Python's repr: positional for 1e-4 <= |v| < 1e16, else d.ddde[+-]XX. The digits are
+  // written in place and only single bytes are moved afterwards: reading back wider blocks
+  // just stored in pieces would stall on store forwarding.
   if (e < -4 || e >= 16) {
-    *out++ = d[0];
+    write_decimal(out + 1, sig);
+    out[0] = out[1];
     if (n > 1) {
-      out[0] = '.';
-      std::memcpy(out + 1, d + 1, 16);
-      out += n;
+      out[1] = '.';
+      out += n + 1;
+    } else {
+      out += 1;
     }
     *out++ = 'e';
     *out++ = e < 0 ? '-' : '+';
@@ -262,22 +258,21 @@ std::size_t format_double(double v, char* buf) noexcept {
     *out++ = static_cast<char>('0' + a / 10 % 10);
     *out++ = static_cast<char>('0' + a % 10);
   } else if (e >= 0 && n <= e + 1) {  // integral: "1500.0"
-    std::memcpy(out, d, 16);
+    write_decimal(out, sig);
     std::memset(out + n, '0', 16);
     out += e + 1;
     out[0] = '.';
     out[1] = '0';
     out += 2;
-  } else if (e >= 0) {  // "123.45"
-    std::memcpy(out, d, 16);
+  } else if (e >= 0) {  // "123.45": the integer digits move one byte left to make room
+    write_decimal(out + 1, sig);
+    for (int i = 0; i <= e; ++i) out[i] = out[i + 1];
     out[e + 1] = '.';
-    std::memcpy(out + e + 2, d + e + 1, 16);
     out += n + 1;
   } else {  // "0.00012345"
     std::memcpy(out, "0.000", 5);
     out += 1 - e;
-    std::memcpy(out, d, 17);
-    out += n;
+    out += write_decimal(out, sig);
   }
   return static_cast<std::size_t>(out - buf);
 }

@@ -226,9 +226,14 @@ class Compiler {
     }
     check_cycles();
     if (!P.dynamic) skip_pure_refs();
+    find_discriminators();
     for (auto& node : P.nodes) {
       node.simple = node.boolean < 0 && !node.tracks;
       for (uint32_t i = node.first; i < node.first + node.count; ++i) node.simple &= is_simple(P.keywords[i].op);
+      if (node.simple && node.count == 1) {
+        const Keyword& only = P.keywords[node.first];
+        if (only.op == Op::Type && !only.exclusive) node.only_types = only.types;
+      }
     }
     return nodes_.at(root);
   }
@@ -810,6 +815,34 @@ class Compiler {
       fix64(k.else_);
     }
     nodes_[node_json_[0]] = target(nodes_.at(node_json_[0]));
+  }
+
+  void find_discriminators() {
+    for (auto& node : P.nodes) {
+      if (node.boolean >= 0) continue;
+      const Keyword* props = nullptr;
+      std::vector<uint32_t> required;
+      for (uint32_t i = node.first; i < node.first + node.count; ++i) {
+        const Keyword& k = P.keywords[i];
+        if (k.op == Op::Props) props = &k;
+        if (k.op == Op::Required) required.insert(required.end(), k.keys.begin(), k.keys.end());
+      }
+      if (!props) continue;
+      for (auto [key, kid] : props->props) {
+        const Node& c = P.nodes[kid];
+        const Json* value = nullptr;
+        for (uint32_t i = c.first; c.boolean < 0 && i < c.first + c.count; ++i) {
+          const Keyword& k = P.keywords[i];
+          if ((k.op == Op::Const || (k.op == Op::Enum && k.consts.size() == 1)) && k.consts[0]->t == Json::T::String)
+            value = k.consts[0];
+        }
+        if (!value) continue;
+        node.disc_key = (int32_t)key;
+        node.disc_value = value->s;
+        node.disc_required = std::find(required.begin(), required.end(), key) != required.end();
+        break;
+      }
+    }
   }
 
   // A subschema that reaches itself through keywords that apply to the same instance

@@ -90,6 +90,22 @@ TEST(JsonWriterInt, Extremes) {
   EXPECT_EQ(w.view(), "0,-1,-9223372036854775808,9223372036854775807,18446744073709551615");
 }
 
+TEST(JsonWriterInt, EveryDigitCount) {
+  // 10^k - 1 and 10^k for every k: the digit count is derived from the bit length.
+  std::uint64_t p = 1;
+  for (int k = 1; k <= 19; ++k) {
+    p *= 10;
+    for (std::uint64_t v : {p - 1, p, p + 1}) {
+      JsonWriter w;
+      w.write_uint(v);
+      EXPECT_EQ(w.view(), std::to_string(v));
+      w.clear();
+      w.write_int(-static_cast<std::int64_t>(v % (std::uint64_t{1} << 63)));
+      EXPECT_EQ(w.view(), std::to_string(-static_cast<std::int64_t>(v % (std::uint64_t{1} << 63))));
+    }
+  }
+}
+
 TEST(JsonWriterString, EscapesLikeJsonDumps) {
   EXPECT_EQ(str(""), "\"\"");
   EXPECT_EQ(str("plain"), "\"plain\"");

@@ -16,7 +16,7 @@
 namespace mcp_native {
 
 /// Size of the buffer format_double() needs: the text is at most 24 bytes
-/// ("-2.2250738585072014e-308"), but it stores whole blocks of digits past the end.
+/// ("-2.2250738585072014e-308"), but a block of padding zeros may be stored past its end.
 inline constexpr std::size_t kMaxDoubleChars = 48;
 
 /// Writes the shortest text that round-trips `v` (finite), laid out like Python's repr(float):

@@ -186,8 +186,14 @@ struct Node {
   int8_t boolean = -1;       ///< 0/1 for boolean schemas (and `{}` = 1), -1 otherwise
   bool tracks = false;       ///< has unevaluated*: evaluates with annotations
   bool simple = false;       ///< only keywords that look at this value itself (no subschemas)
+  uint8_t only_types = 0;    ///< the node is just a (non draft-04) `type`: its mask
   uint32_t first = 0, count = 0;  ///< keyword range
   uint32_t resource = 0;     ///< schema resource containing it (for the dynamic scope)
+  /// Discriminator: `properties[keys[disc_key]]` is the string constant disc_value (and the
+  /// property is required when disc_required); -1 when there is none.
+  int32_t disc_key = -1;
+  bool disc_required = false;
+  std::string_view disc_value;
 };
 
 /// A schema resource (document root or subschema with `$id`), for dynamic references.

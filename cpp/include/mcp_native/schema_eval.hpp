@@ -222,6 +222,7 @@ class Evaluator {
   bool sub(uint32_t si, Value v, Seg at, std::initializer_list<Seg> spath_toks) {
     if (!collecting()) {
       const Node& n = P.nodes[si];
+      if (n.only_types) return is_type(n.only_types, false, V::kind(env_, v), v);
       if (n.simple) return simple(n, v);  // a leaf: never nests deeper
       Depth d(c_, P.limits.max_instance_depth);
       return schema(si, v, nullptr);
@@ -597,6 +598,7 @@ class Evaluator {
       case Op::AnyOf: {
         bool ok = false;
         for (uint32_t kid : kw.kids) {
+          if (rejects(P.nodes[kid], k, v)) continue;
           if (quiet(kid, v, an)) {
             ok = true;
             if (!an) break;  // annotations need every passing branch
@@ -609,6 +611,7 @@ class Evaluator {
         std::vector<std::string> passing;
         size_t n = 0;
         for (size_t i = 0; i < kw.kids.size(); ++i) {
+          if (rejects(P.nodes[kw.kids[i]], k, v)) continue;
           if (quiet(kw.kids[i], v, n == 0 ? an : nullptr)) {
             if (collecting()) passing.push_back(std::to_string(i));
             if (++n > 1 && !collecting()) break;
@@ -680,6 +683,15 @@ class Evaluator {
     return true;
   }
 
+  // A branch that pins a property to a string constant cannot match an object whose value
+  // differs (or that lacks it, when required): anyOf/oneOf skip it without evaluating.
+  bool rejects(const Node& n, Kind k, Value v) {
+    if (n.disc_key < 0 || k != Kind::Object) return false;
+    Value x{};
+    if (!V::find(env_, v, P, (uint32_t)n.disc_key, x)) return n.disc_required;
+    return V::kind(env_, x) != Kind::String || V::str(env_, x) != n.disc_value;
+  }
+
   bool search(uint32_t re, std::string_view s) {
     try {
       return P.regexes[re].search(s);
@@ -691,16 +703,23 @@ class Evaluator {
   bool props(const Keyword& kw, Kind k, Value v, Annot* an) {
     if (k != Kind::Object) return true;
     bool ok = true;
-    if (V::kFastLookup && kw.patterns.empty() && kw.additional < 0 && !an) {
+    // Hash lookups of the declared names when the view has them and the object is not much
+    // smaller than the declaration; members are only walked when some may be undeclared.
+    bool declared_done = false;
+    if (V::kFastLookup && kw.patterns.empty() && !an &&
+        (kw.additional < 0 || V::obj_size(v) * 2 >= kw.props.size())) {
       Value x{};
+      size_t found = 0;
       for (auto [key, kid] : kw.props) {
         if (!V::find(env_, v, P, key, x)) continue;
+        ++found;
         if (!sub(kid, x, Seg::of(P.keys[key]), {Seg::of("properties"), Seg::of(P.keys[key])})) {
           ok = false;
           if (!collecting()) return false;
         }
       }
-      return ok;
+      if (kw.additional < 0 || found == V::obj_size(v)) return ok;
+      declared_done = true;
     }
     const bool additional_false = kw.additional >= 0 && P.nodes[kw.additional].boolean == 0;
     std::vector<std::string> unexpected;
@@ -708,7 +727,9 @@ class Evaluator {
       bool matched = false;
       if (!kw.props.empty()) {
         int64_t slot = P.find_prop(kw, key, hash_key(key));
-        if (slot >= 0) {
+        if (slot >= 0 && declared_done) {
+          matched = true;
+        } else if (slot >= 0) {
           matched = true;
           uint32_t kid = kw.props[slot].second;
           if (!sub(kid, x, Seg::of(key), {Seg::of("properties"), Seg::of(key)})) {
