@@ -380,3 +380,23 @@ def test_from_definition_round_trip(version):
         Tool.from_definition([("name", "x")], protocol_version=version)
     with pytest.raises(ValueError, match="output_schema"):
         Tool.from_definition({"name": "x", "inputSchema": {"type": "object"}, "outputSchema": {"type": "string"}}, protocol_version="2025-06-18")
+
+
+@settings(max_examples=200)
+@given(structured=st.dictionaries(st.sampled_from(["temperature", "conditions", "humidity", "x"]), json_values, max_size=4),
+       is_error=st.booleans())
+def test_check_result_agrees_with_reference(structured, is_error):
+    """Client check of a result: dict and raw-bytes paths agree with python-jsonschema on the
+    structured content (error results are never held to the output schema)."""
+    import jsonschema
+
+    t = weather("2025-11-25")
+    result = {"content": [], "structuredContent": structured, **({"isError": True} if is_error else {})}
+    expected = is_error or jsonschema.Draft202012Validator(WEATHER_OUTPUT).is_valid(structured)
+    for given_ in (result, json.dumps({"jsonrpc": "2.0", "id": 1, "result": result}).encode()):
+        try:
+            t.check_result(given_)
+            ok = True
+        except ValidationError:
+            ok = False
+        assert ok == expected
