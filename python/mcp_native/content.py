@@ -6,10 +6,7 @@ value) naming the field. Binary data given as ``bytes`` is base64-encoded native
 appears in 2025-11-25) are checked against ``protocol_version``.
 """
 
-from __future__ import annotations
-
 import binascii
-import math
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
