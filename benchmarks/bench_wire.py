@@ -16,6 +16,7 @@ Run: ``.venv/bin/python benchmarks/bench_wire.py [--quick]``.
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import string
@@ -143,23 +144,31 @@ def contenders(schema: dict[str, Any], structured: dict[str, Any]) -> dict[str, 
     return {"mcp_native": ours, "sdk": sdk, "rs_orjson": rs_orjson, "orjson_once": orjson_once}
 
 
-def per_call_ns(fn: Callable[[], Any], quick: bool) -> float:
-    """Best of several timed runs, each long enough to swamp timer resolution."""
-    budget = 0.005 if quick else 0.05
-    n = 1
-    while True:
-        t = timeit.timeit(fn, number=n)
-        if t >= budget:
-            break
-        n *= 2 if t == 0 else max(2, min(100, int(budget / t) + 1))
-    runs = timeit.repeat(fn, number=n, repeat=3 if quick else 7)
-    return min(runs) / n * 1e9
+def per_call_ns(fns: dict[str, Callable[[], Any]], quick: bool) -> dict[str, float]:
+    """Best per-call time of each function. Rounds alternate between the functions, so that
+    load from elsewhere on the machine hits them alike; the collector is off while timing."""
+    budget = 0.005 if quick else 0.03
+    numbers = {}
+    for name, fn in fns.items():
+        n = 1
+        while (t := timeit.timeit(fn, number=n)) < budget:
+            n *= 2 if t == 0 else max(2, min(100, int(budget / t) + 1))
+        numbers[name] = n
+    best = dict.fromkeys(fns, float("inf"))
+    gc.disable()
+    try:
+        for _ in range(3 if quick else 9):
+            for name, fn in fns.items():
+                best[name] = min(best[name], timeit.timeit(fn, number=numbers[name]) / numbers[name])
+    finally:
+        gc.enable()
+    return {k: v * 1e9 for k, v in best.items()}
 
 
 def main(quick: bool) -> dict:
     summary: dict[str, Any] = {}
     for name, (schema, structured) in payloads().items():
-        times = {k: per_call_ns(fn, quick) for k, fn in contenders(schema, structured).items()}
+        times = per_call_ns(contenders(schema, structured), quick)
         ours = times["mcp_native"]
         row = {
             "ns": {k: round(v) for k, v in times.items()},
