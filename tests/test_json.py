@@ -413,3 +413,23 @@ def test_reentrant_loads_from_a_finalizer():
         gc.set_threshold(*old)
         gc.collect()
     assert seen and all(s == {"inner": [1, 2, 3], "k": "v"} for s in seen)
+
+
+def test_loads_text_at_the_end_of_a_mapping():
+    # The text is parsed in place when simdjson's read-ahead stays within its page, else copied.
+    import mmap
+
+    doc = b'{"k":[1,2.5,"v"],"n":null}'
+    with mmap.mmap(-1, mmap.PAGESIZE) as m:
+        for end in (mmap.PAGESIZE, mmap.PAGESIZE - 1, mmap.PAGESIZE - 63, mmap.PAGESIZE - 64, mmap.PAGESIZE - 65, 200):
+            m[end - len(doc) : end] = doc
+            view = memoryview(m)[end - len(doc) : end]
+            try:
+                assert loads(view) == {"k": [1, 2.5, "v"], "n": None}
+                m[end - 1 : end] = b"x"  # now invalid, and the error is found at the end
+                with pytest.raises(JSONDecodeError) as info:
+                    loads(view)
+                assert info.value.pos == len(doc) - 1
+            finally:
+                view.release()
+            m[end - len(doc) : end] = b" " * len(doc)

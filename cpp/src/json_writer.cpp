@@ -110,6 +110,19 @@ inline void write_8_digits(char* p, std::uint32_t v) {
 // Writes v in decimal at p; returns the length.
 inline std::size_t write_decimal(char* p, std::uint64_t v) {
   if (v < 100000000) return static_cast<std::size_t>(write_small(p, static_cast<std::uint32_t>(v)) - p);
+  if (v >= 1000000000000000ULL && v < 100000000000000000ULL) {
+    // 16 or 17 digits, the usual length of float digits: fixed 8-digit blocks have no serial
+    // chain of divisions.
+    auto hi = static_cast<std::uint32_t>(v / 100000000);
+    const bool longer = hi >= 100000000;
+    if (longer) {
+      *p = static_cast<char>('0' + hi / 100000000);
+      hi %= 100000000;
+    }
+    write_8_digits(p + longer, hi);
+    write_8_digits(p + longer + 8, static_cast<std::uint32_t>(v % 100000000));
+    return 16 + longer;
+  }
   char* e;
   if (v < 10000000000000000ULL) {
     e = write_small(p, static_cast<std::uint32_t>(v / 100000000));

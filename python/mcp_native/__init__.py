@@ -19,6 +19,9 @@ from .schema import Limits, Validator
 from . import content
 from .tools import Tool
 
+# JSON-RPC framing and SSE
+from . import jsonrpc, sse
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -34,4 +37,7 @@ __all__ = [
     # JSON codec
     "dumps",
     "loads",
+    # JSON-RPC framing and SSE
+    "jsonrpc",
+    "sse",
 ]
