@@ -230,10 +230,7 @@ class Compiler {
     for (auto& node : P.nodes) {
       node.simple = node.boolean < 0 && !node.tracks;
       for (uint32_t i = node.first; i < node.first + node.count; ++i) node.simple &= is_simple(P.keywords[i].op);
-      if (node.simple && node.count == 1) {
-        const Keyword& only = P.keywords[node.first];
-        if (only.op == Op::Type && !only.exclusive) node.only_types = only.types;
-      }
+      if (node.simple && node.count == 0) node.only_types = node.types;
     }
     return nodes_.at(root);
   }
@@ -771,10 +768,19 @@ class Compiler {
     }
     // Cheap checks of the value itself first: failures are found before descending.
     std::stable_partition(kws.begin(), kws.end(), [](const Keyword& k) { return is_simple(k.op); });
+    // `type` moves into the node: checked first, without a keyword dispatch.
+    for (auto it = kws.begin(); it != kws.end(); ++it) {
+      if (it->op == Op::Type && !it->exclusive) {
+        node.types = it->types;
+        node.type_value = it->value;
+        kws.erase(it);
+        break;
+      }
+    }
     for (auto& x : last) kws.push_back(std::move(x));
     node.first = (uint32_t)P.keywords.size();
     node.count = (uint32_t)kws.size();
-    if (kws.empty()) node.boolean = 1;
+    if (kws.empty() && !node.types) node.boolean = 1;
     for (auto& x : kws) P.keywords.push_back(std::move(x));
     P.nodes[n] = node;
   }
@@ -842,6 +848,14 @@ class Compiler {
         node.disc_required = std::find(required.begin(), required.end(), key) != required.end();
         break;
       }
+    }
+    for (auto& k : P.keywords) {
+      if (k.op != Op::AnyOf && k.op != Op::OneOf) continue;
+      for (uint32_t kid : k.kids)
+        if (P.nodes[kid].disc_key >= 0) {
+          k.disc_key = P.nodes[kid].disc_key;
+          break;
+        }
     }
   }
 

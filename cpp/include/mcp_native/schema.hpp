@@ -179,6 +179,7 @@ struct Keyword {
   int64_t then_ = -1, else_ = -1;  ///< IfThenElse (kids[0] is `if`)
   std::string anchor;       ///< DynamicRef anchor name
   bool dynamic = false;     ///< DynamicRef/RecursiveRef: resolve through the dynamic scope
+  int32_t disc_key = -1;    ///< AnyOf/OneOf: the discriminator property most branches pin
 };
 
 /// One compiled subschema.
@@ -186,7 +187,9 @@ struct Node {
   int8_t boolean = -1;       ///< 0/1 for boolean schemas (and `{}` = 1), -1 otherwise
   bool tracks = false;       ///< has unevaluated*: evaluates with annotations
   bool simple = false;       ///< only keywords that look at this value itself (no subschemas)
-  uint8_t only_types = 0;    ///< the node is just a (non draft-04) `type`: its mask
+  uint8_t types = 0;         ///< its `type` mask (0: none), checked before the keywords
+  uint8_t only_types = 0;    ///< the node is just a `type`: its mask
+  const Json* type_value = nullptr;  ///< the `type` value (for messages)
   uint32_t first = 0, count = 0;  ///< keyword range
   uint32_t resource = 0;     ///< schema resource containing it (for the dynamic scope)
   /// Discriminator: `properties[keys[disc_key]]` is the string constant disc_value (and the
