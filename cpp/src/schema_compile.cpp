@@ -763,6 +763,28 @@ class Compiler {
           while (props.slots[s] >= 0) s = (s + 1) & (cap - 1);
           props.slots[s] = (int32_t)i;
         }
+        // Required names that are declared properties are checked by the same lookups.
+        props.prop_required.assign(props.props.size(), 0);
+        for (auto it = kws.begin(); it != kws.end(); ++it) {
+          if (it->op != Op::Required) continue;
+          std::vector<uint32_t> rest;
+          for (uint32_t key : it->keys) {
+            auto pos = std::find_if(props.props.begin(), props.props.end(), [&](auto& p) { return p.first == key; });
+            if (pos == props.props.end()) {
+              rest.push_back(key);
+            } else if (!props.prop_required[pos - props.props.begin()]) {
+              props.prop_required[pos - props.props.begin()] = 1;
+              ++props.n_required;
+              props.required_value = it->value;
+            }
+          }
+          it->keys = std::move(rest);
+          if (it->keys.empty()) {
+            if ((int)(it - kws.begin()) < props_at) --props_at;
+            kws.erase(it);
+          }
+          break;
+        }
         kws.insert(kws.begin() + props_at, std::move(props));
       }
     }
@@ -830,7 +852,11 @@ class Compiler {
       std::vector<uint32_t> required;
       for (uint32_t i = node.first; i < node.first + node.count; ++i) {
         const Keyword& k = P.keywords[i];
-        if (k.op == Op::Props) props = &k;
+        if (k.op == Op::Props) {
+          props = &k;
+          for (size_t j = 0; j < k.props.size(); ++j)
+            if (k.prop_required[j]) required.push_back(k.props[j].first);
+        }
         if (k.op == Op::Required) required.insert(required.end(), k.keys.begin(), k.keys.end());
       }
       if (!props) continue;

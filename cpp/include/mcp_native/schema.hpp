@@ -175,6 +175,9 @@ struct Keyword {
   std::vector<std::pair<uint32_t, uint32_t>> props;
   std::vector<int32_t> slots;
   std::vector<std::pair<uint32_t, uint32_t>> patterns;  ///< (regex, subschema)
+  std::vector<uint8_t> prop_required;  ///< Props: props[i] is also `required` (checked here)
+  uint32_t n_required = 0;             ///< Props: how many are
+  const Json* required_value = nullptr;  ///< Props: the `required` value (for messages)
   int64_t additional = -1;  ///< additionalProperties subschema
   int64_t then_ = -1, else_ = -1;  ///< IfThenElse (kids[0] is `if`)
   std::string anchor;       ///< DynamicRef anchor name

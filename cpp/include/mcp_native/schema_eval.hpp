@@ -728,8 +728,16 @@ class Evaluator {
         (kw.additional < 0 || V::obj_size(v) * 2 >= kw.props.size())) {
       Value x{};
       size_t found = 0;
-      for (auto [key, kid] : kw.props) {
-        if (!V::find(env_, v, P, key, x)) continue;
+      for (size_t i = 0; i < kw.props.size(); ++i) {
+        auto [key, kid] = kw.props[i];
+        if (!V::find(env_, v, P, key, x)) {
+          if (kw.prop_required[i]) {
+            ok = false;
+            if (!collecting()) return false;
+            fail_named("required", kw.required_value, v, {P.keys[key]});
+          }
+          continue;
+        }
         ++found;
         if (!sub(kid, x, Seg::of(P.keys[key]), {Seg::of("properties"), Seg::of(P.keys[key])})) {
           ok = false;
@@ -741,10 +749,12 @@ class Evaluator {
     }
     const bool additional_false = kw.additional >= 0 && P.nodes[kw.additional].boolean == 0;
     std::vector<std::string> unexpected;
+    uint32_t required_seen = 0;
     V::obj_each(env_, v, [&](std::string_view key, Value x) {
       bool matched = false;
       if (!kw.props.empty()) {
         int64_t slot = P.find_prop(kw, key, hash_key(key));
+        if (slot >= 0) required_seen += kw.prop_required[slot];
         if (slot >= 0 && declared_done) {
           matched = true;
         } else if (slot >= 0) {
@@ -781,6 +791,13 @@ class Evaluator {
       return true;
     });
     if (!unexpected.empty()) fail_named("additionalProperties", nullptr, v, std::move(unexpected));
+    if (!declared_done && required_seen < kw.n_required && (ok || collecting())) {
+      ok = false;
+      Value x{};
+      for (size_t i = 0; i < kw.props.size(); ++i)
+        if (kw.prop_required[i] && !V::find(env_, v, P, kw.props[i].first, x))
+          fail_named("required", kw.required_value, v, {P.keys[kw.props[i].first]});
+    }
     return ok;
   }
 
