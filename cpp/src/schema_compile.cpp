@@ -232,6 +232,19 @@ class Compiler {
       for (uint32_t i = node.first; i < node.first + node.count; ++i) node.simple &= is_simple(P.keywords[i].op);
       if (node.simple && node.count == 0) node.only_types = node.types;
     }
+    // Item keywords whose subschemas are bare types keep a node a leaf (e.g. arrays of numbers).
+    for (auto& node : P.nodes) {
+      node.leaf = node.simple;
+      if (node.simple || node.boolean >= 0 || node.tracks) continue;
+      bool leafy = true;
+      for (uint32_t i = node.first; leafy && i < node.first + node.count; ++i) {
+        const Keyword& k = P.keywords[i];
+        if (is_simple(k.op)) continue;
+        leafy = k.op == Op::PrefixItems || k.op == Op::RestItems;
+        for (uint32_t kid : k.kids) leafy &= P.nodes[kid].only_types != 0 || P.nodes[kid].boolean == 1;
+      }
+      node.leaf = leafy;
+    }
     return nodes_.at(root);
   }
 

@@ -190,6 +190,7 @@ struct Node {
   int8_t boolean = -1;       ///< 0/1 for boolean schemas (and `{}` = 1), -1 otherwise
   bool tracks = false;       ///< has unevaluated*: evaluates with annotations
   bool simple = false;       ///< only keywords that look at this value itself (no subschemas)
+  bool leaf = false;         ///< simple, or also item keywords whose subschemas are bare types
   uint8_t types = 0;         ///< its `type` mask (0: none), checked before the keywords
   uint8_t only_types = 0;    ///< the node is just a `type`: its mask
   const Json* type_value = nullptr;  ///< the `type` value (for messages)
