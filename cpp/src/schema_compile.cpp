@@ -230,10 +230,20 @@ class Compiler {
     for (auto& node : P.nodes) {
       node.simple = node.boolean < 0 && !node.tracks;
       for (uint32_t i = node.first; i < node.first + node.count; ++i) node.simple &= is_simple(P.keywords[i].op);
-      if (node.simple && node.count == 1) {
-        const Keyword& only = P.keywords[node.first];
-        if (only.op == Op::Type && !only.exclusive) node.only_types = only.types;
+      if (node.simple && node.count == 0) node.only_types = node.types;
+    }
+    // Item keywords whose subschemas are bare types keep a node a leaf (e.g. arrays of numbers).
+    for (auto& node : P.nodes) {
+      node.leaf = node.simple;
+      if (node.simple || node.boolean >= 0 || node.tracks) continue;
+      bool leafy = true;
+      for (uint32_t i = node.first; leafy && i < node.first + node.count; ++i) {
+        const Keyword& k = P.keywords[i];
+        if (is_simple(k.op)) continue;
+        leafy = k.op == Op::PrefixItems || k.op == Op::RestItems;
+        for (uint32_t kid : k.kids) leafy &= P.nodes[kid].only_types != 0 || P.nodes[kid].boolean == 1;
       }
+      node.leaf = leafy;
     }
     return nodes_.at(root);
   }
@@ -480,9 +490,11 @@ class Compiler {
     return it->second;
   }
 
-  uint32_t child(const Json* j, const Info& at) {
+  uint32_t child(const Json* j, const Info& parent, std::initializer_list<PathTok> toks) {
     if (!info_.count(j)) {
       // Reached through a keyword the index does not know (e.g. a dialect mismatch): index now.
+      Info at = parent;
+      at.path.insert(at.path.end(), toks);
       walk(j, at, false);
     }
     return node_for(j);
@@ -523,7 +535,7 @@ class Compiler {
 
   void compile_node(uint32_t n) {
     const Json* j = node_json_[n];
-    const Info at = info_.at(j);
+    const Info& at = info_.at(j);  // stable: unordered_map nodes do not move
     Node node;
     node.resource = at.resource;
     if (j->t == Json::T::Bool) {
@@ -540,11 +552,6 @@ class Compiler {
       k.name = name;
       k.value = value;
       return k;
-    };
-    auto sub_info = [&](std::initializer_list<PathTok> toks) {
-      Info c = at;
-      c.path.insert(c.path.end(), toks);
-      return c;
     };
     auto ref_to = [&](const std::string& name, const Json& v) {
       if (v.t != Json::T::String) error("'" + name + "' must be a string", at, name);
@@ -650,29 +657,29 @@ class Compiler {
         } else if (k == "items") {
           if (v.t == Json::T::Array && d <= Dialect::Draft201909) {
             Keyword x = kw(Op::PrefixItems, k, &v);
-            for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], sub_info({PathTok::of(k), PathTok::at(i)})));
+            for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
             kws.push_back(std::move(x));
             if (const Json* ai = j->get("additionalItems")) {
               Keyword y = kw(Op::RestItems, "additionalItems", ai);
               y.count = v.arr.size();
-              y.kids.push_back(child(ai, sub_info({PathTok::of("additionalItems")})));
+              y.kids.push_back(child(ai, at, {PathTok::of("additionalItems")}));
               kws.push_back(std::move(y));
             }
           } else {
             Keyword x = kw(Op::RestItems, k, &v);
             const Json* pi = d >= Dialect::Draft202012 ? j->get("prefixItems") : nullptr;
             x.count = pi && pi->t == Json::T::Array ? pi->arr.size() : 0;
-            x.kids.push_back(child(&v, sub_info({PathTok::of(k)})));
+            x.kids.push_back(child(&v, at, {PathTok::of(k)}));
             kws.push_back(std::move(x));
           }
         } else if (k == "prefixItems" && d >= Dialect::Draft202012) {
           if (v.t != Json::T::Array) error("'prefixItems' must be an array", at, k);
           Keyword x = kw(Op::PrefixItems, k, &v);
-          for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], sub_info({PathTok::of(k), PathTok::at(i)})));
+          for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
           kws.push_back(std::move(x));
         } else if (k == "contains" && d >= Dialect::Draft6) {
           Keyword x = kw(Op::Contains, k, &v);
-          x.kids.push_back(child(&v, sub_info({PathTok::of(k)})));
+          x.kids.push_back(child(&v, at, {PathTok::of(k)}));
           x.count = 1;
           x.annotate = d >= Dialect::Draft202012;
           if (d >= Dialect::Draft201909 && !at.no_validation) {
@@ -696,18 +703,18 @@ class Compiler {
         } else if (k == "properties" || k == "patternProperties" || k == "additionalProperties") {
           if (props_at < 0) props_at = (int)kws.size();
           if (k == "additionalProperties") {
-            props.additional = child(&v, sub_info({PathTok::of(k)}));
+            props.additional = child(&v, at, {PathTok::of(k)});
           } else {
             if (v.t != Json::T::Object) error("'" + k + "' must be an object", at, k);
             for (auto& [pk, pv] : v.obj) {
-              uint32_t c = child(&pv, sub_info({PathTok::of(k), PathTok::of(pk)}));
+              uint32_t c = child(&pv, at, {PathTok::of(k), PathTok::of(pk)});
               if (k == "properties") props.props.emplace_back(key_id(pk), c);
               else props.patterns.emplace_back(regex(pk, at, k), c);
             }
           }
         } else if (k == "propertyNames" && d >= Dialect::Draft6) {
           Keyword x = kw(Op::PropertyNames, k, &v);
-          x.kids.push_back(child(&v, sub_info({PathTok::of(k)})));
+          x.kids.push_back(child(&v, at, {PathTok::of(k)}));
           kws.push_back(std::move(x));
         } else if (k == "dependencies" || k == "dependentRequired" ||
                    k == "dependentSchemas") {
@@ -725,7 +732,7 @@ class Compiler {
               req.dep_keys.push_back(std::move(deps));
             } else if (k != "dependentRequired") {
               sch.keys.push_back(key_id(dk));
-              sch.kids.push_back(child(&dv, sub_info({PathTok::of(k), PathTok::of(dk)})));
+              sch.kids.push_back(child(&dv, at, {PathTok::of(k), PathTok::of(dk)}));
             } else {
               error("'dependentRequired' values must be arrays", at, k);
             }
@@ -735,23 +742,23 @@ class Compiler {
         } else if (k == "allOf" || k == "anyOf" || k == "oneOf") {
           if (v.t != Json::T::Array || v.arr.empty()) error("'" + k + "' must be a non-empty array", at, k);
           Keyword x = kw(k == "allOf" ? Op::AllOf : k == "anyOf" ? Op::AnyOf : Op::OneOf, k, &v);
-          for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], sub_info({PathTok::of(k), PathTok::at(i)})));
+          for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
           kws.push_back(std::move(x));
         } else if (k == "not") {
           Keyword x = kw(Op::Not, k, &v);
-          x.kids.push_back(child(&v, sub_info({PathTok::of(k)})));
+          x.kids.push_back(child(&v, at, {PathTok::of(k)}));
           kws.push_back(std::move(x));
         } else if (k == "if" && d >= Dialect::Draft7) {
           const Json* th = j->get("then");
           const Json* el = j->get("else");
           Keyword x = kw(Op::IfThenElse, k, &v);
-          x.kids.push_back(child(&v, sub_info({PathTok::of(k)})));
-          if (th) x.then_ = child(th, sub_info({PathTok::of("then")}));
-          if (el) x.else_ = child(el, sub_info({PathTok::of("else")}));
+          x.kids.push_back(child(&v, at, {PathTok::of(k)}));
+          if (th) x.then_ = child(th, at, {PathTok::of("then")});
+          if (el) x.else_ = child(el, at, {PathTok::of("else")});
           kws.push_back(std::move(x));
         } else if ((k == "unevaluatedItems" || k == "unevaluatedProperties") && d >= Dialect::Draft201909) {
           Keyword x = kw(k == "unevaluatedItems" ? Op::UnevaluatedItems : Op::UnevaluatedProperties, k, &v);
-          x.kids.push_back(child(&v, sub_info({PathTok::of(k)})));
+          x.kids.push_back(child(&v, at, {PathTok::of(k)}));
           node.tracks = true;
           last.push_back(std::move(x));
         }
@@ -766,15 +773,46 @@ class Compiler {
           while (props.slots[s] >= 0) s = (s + 1) & (cap - 1);
           props.slots[s] = (int32_t)i;
         }
+        // Required names that are declared properties are checked by the same lookups.
+        props.prop_required.assign(props.props.size(), 0);
+        for (auto it = kws.begin(); it != kws.end(); ++it) {
+          if (it->op != Op::Required) continue;
+          std::vector<uint32_t> rest;
+          for (uint32_t key : it->keys) {
+            auto pos = std::find_if(props.props.begin(), props.props.end(), [&](auto& p) { return p.first == key; });
+            if (pos == props.props.end()) {
+              rest.push_back(key);
+            } else if (!props.prop_required[pos - props.props.begin()]) {
+              props.prop_required[pos - props.props.begin()] = 1;
+              ++props.n_required;
+              props.required_value = it->value;
+            }
+          }
+          it->keys = std::move(rest);
+          if (it->keys.empty()) {
+            if ((int)(it - kws.begin()) < props_at) --props_at;
+            kws.erase(it);
+          }
+          break;
+        }
         kws.insert(kws.begin() + props_at, std::move(props));
       }
     }
     // Cheap checks of the value itself first: failures are found before descending.
     std::stable_partition(kws.begin(), kws.end(), [](const Keyword& k) { return is_simple(k.op); });
+    // `type` moves into the node: checked first, without a keyword dispatch.
+    for (auto it = kws.begin(); it != kws.end(); ++it) {
+      if (it->op == Op::Type && !it->exclusive) {
+        node.types = it->types;
+        node.type_value = it->value;
+        kws.erase(it);
+        break;
+      }
+    }
     for (auto& x : last) kws.push_back(std::move(x));
     node.first = (uint32_t)P.keywords.size();
     node.count = (uint32_t)kws.size();
-    if (kws.empty()) node.boolean = 1;
+    if (kws.empty() && !node.types) node.boolean = 1;
     for (auto& x : kws) P.keywords.push_back(std::move(x));
     P.nodes[n] = node;
   }
@@ -824,7 +862,11 @@ class Compiler {
       std::vector<uint32_t> required;
       for (uint32_t i = node.first; i < node.first + node.count; ++i) {
         const Keyword& k = P.keywords[i];
-        if (k.op == Op::Props) props = &k;
+        if (k.op == Op::Props) {
+          props = &k;
+          for (size_t j = 0; j < k.props.size(); ++j)
+            if (k.prop_required[j]) required.push_back(k.props[j].first);
+        }
         if (k.op == Op::Required) required.insert(required.end(), k.keys.begin(), k.keys.end());
       }
       if (!props) continue;
@@ -842,6 +884,14 @@ class Compiler {
         node.disc_required = std::find(required.begin(), required.end(), key) != required.end();
         break;
       }
+    }
+    for (auto& k : P.keywords) {
+      if (k.op != Op::AnyOf && k.op != Op::OneOf) continue;
+      for (uint32_t kid : k.kids)
+        if (P.nodes[kid].disc_key >= 0) {
+          k.disc_key = P.nodes[kid].disc_key;
+          break;
+        }
     }
   }
 

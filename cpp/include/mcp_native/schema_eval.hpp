@@ -223,7 +223,7 @@ class Evaluator {
     if (!collecting()) {
       const Node& n = P.nodes[si];
       if (n.only_types) return is_type(n.only_types, false, V::kind(env_, v), v);
-      if (n.simple) return simple(n, v);  // a leaf: never nests deeper
+      if (n.leaf) return simple(n, v);  // never nests deeper: no depth, steps or scope
       Depth d(c_, P.limits.max_instance_depth);
       return schema(si, v, nullptr);
     }
@@ -264,9 +264,9 @@ class Evaluator {
 
   bool simple(const Node& n, Value v) {
     Kind k = V::kind(env_, v);
-    for (const Keyword *kw = &P.keywords[n.first], *end = kw + n.count; kw != end; ++kw) {
-      if (kw->op == Op::Type ? !is_type(kw->types, kw->exclusive, k, v) : !check(*kw, k, v)) return false;
-    }
+    if (n.types && !is_type(n.types, false, k, v)) return false;
+    for (const Keyword *kw = P.keywords.data() + n.first, *end = kw + n.count; kw != end; ++kw)
+      if (!keyword(*kw, k, v, nullptr)) return false;
     return true;
   }
 
@@ -276,18 +276,19 @@ class Evaluator {
       if (!n.boolean) fail_named("false", nullptr, v);
       return n.boolean;
     }
-    Kind k = V::kind(env_, v);
-    const Keyword* kw = &P.keywords[n.first];
-    const Keyword* end = kw + n.count;
     if (n.simple && !collecting()) return simple(n, v);
+    Kind k = V::kind(env_, v);
+    bool ok = true;
+    if (n.types && !is_type(n.types, false, k, v)) {
+      if (!collecting()) return false;
+      fail_named("type", n.type_value, v);
+      ok = false;
+    }
+    const Keyword* kw = P.keywords.data() + n.first;
+    const Keyword* end = kw + n.count;
     if (n.simple) {  // no subschemas: no recursion, annotations or scope to manage
-      bool ok = true;
-      for (; kw != end; ++kw) {
-        if (!check(*kw, k, v)) {
-          ok = false;
-          if (!collecting()) break;
-        }
-      }
+      for (; kw != end; ++kw)
+        if (!keyword(*kw, k, v, nullptr)) ok = false;
       return ok;
     }
     if (++c_.steps > P.limits.max_steps) limit("evaluation work exceeds max_steps=", P.limits.max_steps);
@@ -296,8 +297,7 @@ class Evaluator {
       Counters& c;
       ~Rec() { --c.recursion; }
     } rec{c_};
-    if (P.dynamic || n.tracks || up) return schema_tracked(n, k, v, up);
-    bool ok = true;
+    if (P.dynamic || n.tracks || up) return schema_tracked(n, k, v, up) && ok;
     for (; kw != end; ++kw) {
       if (!keyword(*kw, k, v, nullptr)) {
         ok = false;
@@ -464,9 +464,15 @@ class Evaluator {
     if (V::arr_size(v) <= kw.count) return true;
     bool ok = true;
     const uint32_t kid = kw.kids[0];
-    if (P.nodes[kid].boolean == 0) {  // one error listing the extra items, like the reference
+    const Node& child = P.nodes[kid];
+    if (child.boolean == 0) {  // one error listing the extra items, like the reference
       if (collecting()) fail(kw, v, {std::to_string(V::arr_size(v) - kw.count)});
       return false;
+    }
+    if (child.only_types && !collecting() && !an) {  // e.g. arrays of numbers
+      return V::arr_each(env_, v, [&](size_t i, Value x) {
+        return i < kw.count || is_type(child.only_types, false, V::kind(env_, x), x);
+      });
     }
     V::arr_each(env_, v, [&](size_t i, Value x) {
       if (i < kw.count) return true;
@@ -597,8 +603,9 @@ class Evaluator {
       }
       case Op::AnyOf: {
         bool ok = false;
+        Disc disc = discriminate(kw, k, v);
         for (uint32_t kid : kw.kids) {
-          if (rejects(P.nodes[kid], k, v)) continue;
+          if (disc.rejects(P.nodes[kid])) continue;
           if (quiet(kid, v, an)) {
             ok = true;
             if (!an) break;  // annotations need every passing branch
@@ -610,8 +617,9 @@ class Evaluator {
       case Op::OneOf: {
         std::vector<std::string> passing;
         size_t n = 0;
+        Disc disc = discriminate(kw, k, v);
         for (size_t i = 0; i < kw.kids.size(); ++i) {
-          if (rejects(P.nodes[kw.kids[i]], k, v)) continue;
+          if (disc.rejects(P.nodes[kw.kids[i]])) continue;
           if (quiet(kw.kids[i], v, n == 0 ? an : nullptr)) {
             if (collecting()) passing.push_back(std::to_string(i));
             if (++n > 1 && !collecting()) break;
@@ -683,13 +691,29 @@ class Evaluator {
     return true;
   }
 
-  // A branch that pins a property to a string constant cannot match an object whose value
-  // differs (or that lacks it, when required): anyOf/oneOf skip it without evaluating.
-  bool rejects(const Node& n, Kind k, Value v) {
-    if (n.disc_key < 0 || k != Kind::Object) return false;
+  // Branches that pin a property to a string constant cannot match an object whose value
+  // differs (or that lacks it, when required): anyOf/oneOf skip them without evaluating.
+  struct Disc {
+    int32_t key = -1;  // -1: no discrimination
+    bool present = false, is_string = false;
+    std::string_view value;
+    bool rejects(const Node& n) const {
+      if (key < 0 || n.disc_key != key) return false;
+      if (!present) return n.disc_required;
+      return !is_string || n.disc_value != value;
+    }
+  };
+  Disc discriminate(const Keyword& kw, Kind k, Value v) {
+    Disc d;
+    if (kw.disc_key < 0 || k != Kind::Object) return d;
+    d.key = kw.disc_key;
     Value x{};
-    if (!V::find(env_, v, P, (uint32_t)n.disc_key, x)) return n.disc_required;
-    return V::kind(env_, x) != Kind::String || V::str(env_, x) != n.disc_value;
+    d.present = V::find(env_, v, P, (uint32_t)kw.disc_key, x);
+    if (d.present && V::kind(env_, x) == Kind::String) {
+      d.is_string = true;
+      d.value = V::str(env_, x);
+    }
+    return d;
   }
 
   bool search(uint32_t re, std::string_view s) {
@@ -710,8 +734,16 @@ class Evaluator {
         (kw.additional < 0 || V::obj_size(v) * 2 >= kw.props.size())) {
       Value x{};
       size_t found = 0;
-      for (auto [key, kid] : kw.props) {
-        if (!V::find(env_, v, P, key, x)) continue;
+      for (size_t i = 0; i < kw.props.size(); ++i) {
+        auto [key, kid] = kw.props[i];
+        if (!V::find(env_, v, P, key, x)) {
+          if (kw.prop_required[i]) {
+            ok = false;
+            if (!collecting()) return false;
+            fail_named("required", kw.required_value, v, {P.keys[key]});
+          }
+          continue;
+        }
         ++found;
         if (!sub(kid, x, Seg::of(P.keys[key]), {Seg::of("properties"), Seg::of(P.keys[key])})) {
           ok = false;
@@ -723,10 +755,12 @@ class Evaluator {
     }
     const bool additional_false = kw.additional >= 0 && P.nodes[kw.additional].boolean == 0;
     std::vector<std::string> unexpected;
+    uint32_t required_seen = 0;
     V::obj_each(env_, v, [&](std::string_view key, Value x) {
       bool matched = false;
       if (!kw.props.empty()) {
         int64_t slot = P.find_prop(kw, key, hash_key(key));
+        if (slot >= 0) required_seen += kw.prop_required[slot];
         if (slot >= 0 && declared_done) {
           matched = true;
         } else if (slot >= 0) {
@@ -763,6 +797,13 @@ class Evaluator {
       return true;
     });
     if (!unexpected.empty()) fail_named("additionalProperties", nullptr, v, std::move(unexpected));
+    if (!declared_done && required_seen < kw.n_required && (ok || collecting())) {
+      ok = false;
+      Value x{};
+      for (size_t i = 0; i < kw.props.size(); ++i)
+        if (kw.prop_required[i] && !V::find(env_, v, P, kw.props[i].first, x))
+          fail_named("required", kw.required_value, v, {P.keys[kw.props[i].first]});
+    }
     return ok;
   }
 
