@@ -872,15 +872,16 @@ class Compiler {
       if (!props) continue;
       for (auto [key, kid] : props->props) {
         const Node& c = P.nodes[kid];
-        const Json* value = nullptr;
+        const Keyword* pin = nullptr;
         for (uint32_t i = c.first; c.boolean < 0 && i < c.first + c.count; ++i) {
           const Keyword& k = P.keywords[i];
-          if ((k.op == Op::Const || (k.op == Op::Enum && k.consts.size() == 1)) && k.consts[0]->t == Json::T::String)
-            value = k.consts[0];
+          if ((k.op == Op::Const || k.op == Op::Enum) && k.consts.size() <= 16 &&
+              std::all_of(k.consts.begin(), k.consts.end(), [](const Json* x) { return x->t == Json::T::String; }))
+            pin = &k;
         }
-        if (!value) continue;
+        if (!pin) continue;
         node.disc_key = (int32_t)key;
-        node.disc_value = value->s;
+        for (const Json* x : pin->consts) node.disc_values.push_back(x->s);
         node.disc_required = std::find(required.begin(), required.end(), key) != required.end();
         break;
       }

@@ -700,7 +700,10 @@ class Evaluator {
     bool rejects(const Node& n) const {
       if (key < 0 || n.disc_key != key) return false;
       if (!present) return n.disc_required;
-      return !is_string || n.disc_value != value;
+      if (!is_string) return true;
+      for (std::string_view s : n.disc_values)
+        if (s == value) return false;
+      return true;
     }
   };
   Disc discriminate(const Keyword& kw, Kind k, Value v) {
