@@ -167,6 +167,8 @@ struct EvalError {
   std::vector<std::string> extra;  ///< message details (missing/unexpected names, indices)
 };
 
+/// Evaluates a Program on values of view V. One evaluator serves one call (it holds the call's
+/// counters, dynamic scope and, with Collect, the errors); the Program is shared and read-only.
 template <class V, bool Collect>
 class Evaluator {
  public:
