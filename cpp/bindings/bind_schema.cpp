@@ -158,6 +158,19 @@ class Source {
   std::string_view text_;
 };
 
+// Releases the GIL while C++ works on a large text; for small ones releasing and taking it back
+// would cost more than the work.
+class NoGil {
+ public:
+  explicit NoGil(const Source& src) {
+    if (src.text().size() >= kMinBytes) release_.emplace();
+  }
+
+ private:
+  static constexpr size_t kMinBytes = 8192;
+  std::optional<py::gil_scoped_release> release_;
+};
+
 class SchemaValidator {
  public:
   SchemaValidator(py::handle schema, std::optional<std::string> dialect, bool formats,
@@ -217,7 +230,7 @@ class SchemaValidator {
     Parsed p = parse(src);
     if (p.fallback) return py::bool_(is_valid(p.fallback));
     bool ok = guarded([&] {
-      py::gil_scoped_release nogil;
+      NoGil nogil(src);
       DomView::Env env;
       Counters c;
       Evaluator<DomView, false> ev(*program_, env, c);
@@ -235,7 +248,7 @@ class SchemaValidator {
       Counters c;
       Evaluator<DomView, true> ev(*program_, env, c);
       {
-        py::gil_scoped_release nogil;
+        NoGil nogil(src);
         ev.run(p.root);
       }
       py::list out;
@@ -275,7 +288,7 @@ class SchemaValidator {
     simdjson::error_code err;
     Parsed p;
     {
-      py::gil_scoped_release nogil;
+      NoGil nogil(src);
       // simdjson reads up to SIMDJSON_PADDING bytes past the end, whatever they hold: in place
       // when those stay within the page of the last byte, else from a padded copy.
       const char* text = doc.data();
