@@ -1,7 +1,377 @@
+// Python bindings of the schema engine: the native SchemaValidator (mcp_native.Validator's base).
+#include <pybind11/stl.h>
+
+#include <cstring>
+
 #include "bindings.hpp"
+#include "mcp_native/schema_dom.hpp"
+#include "py_instance.hpp"
+#include "py_json.hpp"
+
+namespace py = pybind11;
 
 namespace mcp_native::bindings {
+namespace {
 
-void bind_schema(pybind11::module_& /*m*/) {}
+using namespace mcp_native::schema;
+
+py::object errors_module() { return py::module_::import("mcp_native.errors"); }
+
+py::tuple path_tuple(const std::vector<PathTok>& path) {
+  py::tuple t(path.size());
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i].index >= 0) t[i] = py::int_(path[i].index);
+    else t[i] = py::str(path[i].key);
+  }
+  return t;
+}
+
+[[noreturn]] void raise_schema_error(const SchemaError& e) {
+  PyErr_SetObject(errors_module().attr("SchemaError").ptr(),
+                  py::make_tuple(e.what(), path_tuple(e.path)).ptr());
+  throw py::error_already_set();
+}
+
+[[noreturn]] void raise_limit(const std::string& msg) {
+  py::object err = errors_module().attr("ValidationError")(msg, py::tuple(), py::tuple(), "limits");
+  PyErr_SetObject(errors_module().attr("ValidationError").ptr(), err.ptr());
+  throw py::error_already_set();
+}
+
+// Runs f, turning engine exceptions into the package's Python exceptions.
+template <class F>
+auto guarded(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const SchemaError& e) {
+    raise_schema_error(e);
+  } catch (const LimitError& e) {
+    raise_limit(e.what());
+  } catch (const InstanceError& e) {
+    if (e.type_error) throw py::type_error(std::string("instance is not JSON: ") + e.what());
+    throw py::value_error(std::string("instance is not JSON: ") + e.what());
+  }
+}
+
+// Python value (schema document) -> Json.
+Json to_json(PyObject* o, uint32_t depth, uint32_t max_depth) {
+  if (depth > max_depth)
+    throw SchemaError("schema nesting exceeds max_schema_depth=" + std::to_string((max_depth - 8) / 2), {});
+  Json j;
+  if (o == Py_None) return j;
+  if (PyBool_Check(o)) {
+    j.t = Json::T::Bool;
+    j.b = o == Py_True;
+  } else if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) {
+      j.t = Json::T::Int;
+      j.i = v;
+    } else {
+      unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(o) : 0;
+      if (overflow > 0 && !PyErr_Occurred()) {
+        j.t = Json::T::UInt;
+        j.u = u;
+      } else {
+        PyErr_Clear();
+        j.t = Json::T::BigInt;
+        j.s = py::str(py::handle(o));
+      }
+    }
+  } else if (PyFloat_Check(o)) {
+    j.t = Json::T::Float;
+    j.d = PyFloat_AS_DOUBLE(o);
+    if (!std::isfinite(j.d)) throw SchemaError("schema contains a non-finite number", {});
+  } else if (PyUnicode_Check(o)) {
+    j.t = Json::T::String;
+    j.s = py::cast<std::string>(py::handle(o));
+  } else if (PyList_Check(o) || PyTuple_Check(o)) {
+    j.t = Json::T::Array;
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(o);
+    for (auto x : seq) j.arr.push_back(to_json(x.ptr(), depth + 1, max_depth));
+  } else if (PyDict_Check(o)) {
+    j.t = Json::T::Object;
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(o, &pos, &k, &v)) {
+      if (!PyUnicode_Check(k)) throw SchemaError(std::string("schema has a dict key of type '") + Py_TYPE(k)->tp_name + "'", {});
+      j.obj.emplace_back(py::cast<std::string>(py::handle(k)), to_json(v, depth + 1, max_depth));
+    }
+  } else {
+    throw SchemaError(std::string("schema contains a value of type '") + Py_TYPE(o)->tp_name + "'", {});
+  }
+  return j;
+}
+
+py::object json_to_py(const Json& j) {
+  switch (j.t) {
+    case Json::T::Null: return py::none();
+    case Json::T::Bool: return py::bool_(j.b);
+    case Json::T::Int: return py::int_(j.i);
+    case Json::T::UInt: return py::int_(j.u);
+    case Json::T::Float: return py::float_(j.d);
+    case Json::T::BigInt: return py::reinterpret_steal<py::object>(PyLong_FromString(j.s.c_str(), nullptr, 10));
+    case Json::T::String: return py::str(j.s);
+    case Json::T::Array: {
+      py::list l;
+      for (auto& x : j.arr) l.append(json_to_py(x));
+      return std::move(l);
+    }
+    case Json::T::Object: {
+      py::dict d;
+      for (auto& [k, v] : j.obj) d[py::str(k)] = json_to_py(v);
+      return std::move(d);
+    }
+  }
+  return py::none();
+}
+
+// The UTF-8 text of a bytes-like object (its buffer held, so that it cannot change while the
+// GIL is released) or of a str.
+class Source {
+ public:
+  explicit Source(py::handle data) {
+    if (PyUnicode_Check(data.ptr())) {
+      Py_ssize_t n;
+      const char* p = PyUnicode_AsUTF8AndSize(data.ptr(), &n);
+      if (!p) throw py::error_already_set();
+      text_ = {p, (size_t)n};
+    } else if (PyObject_GetBuffer(data.ptr(), &view_, PyBUF_SIMPLE) == 0) {
+      held_ = true;
+      text_ = {(const char*)view_.buf, (size_t)view_.len};
+    } else {
+      PyErr_Clear();
+      throw py::type_error(std::string("expected bytes, bytearray, memoryview or str, not ") + Py_TYPE(data.ptr())->tp_name);
+    }
+  }
+  ~Source() {
+    if (held_) PyBuffer_Release(&view_);
+  }
+  Source(const Source&) = delete;
+  Source& operator=(const Source&) = delete;
+  std::string_view text() const { return text_; }
+
+ private:
+  Py_buffer view_{};
+  bool held_ = false;
+  std::string_view text_;
+};
+
+// Releases the GIL while C++ works on a large text; for small ones releasing and taking it back
+// would cost more than the work.
+class NoGil {
+ public:
+  explicit NoGil(const Source& src) {
+    if (src.text().size() >= kMinBytes) release_.emplace();
+  }
+
+ private:
+  static constexpr size_t kMinBytes = 8192;
+  std::optional<py::gil_scoped_release> release_;
+};
+
+class SchemaValidator {
+ public:
+  SchemaValidator(py::handle schema, std::optional<std::string> dialect, bool formats,
+                  std::optional<py::dict> registry, std::tuple<uint32_t, uint32_t, uint32_t, uint64_t> limits) {
+    Options o;
+    o.formats = formats;
+    std::tie(o.limits.max_schema_depth, o.limits.max_subschemas, o.limits.max_instance_depth, o.limits.max_steps) = limits;
+    guarded([&] {
+      if (dialect && !dialect_from_name(*dialect, o.default_dialect))
+        throw SchemaError("unsupported dialect '" + *dialect + "'", {});
+      uint32_t max_json_depth = 2 * o.limits.max_schema_depth + 8;
+      if (registry) {
+        for (auto [k, v] : *registry) o.registry.emplace_back(py::cast<std::string>(k), to_json(v.ptr(), 0, max_json_depth));
+      }
+      program_ = compile(to_json(schema.ptr(), 0, max_json_depth), o);
+      return 0;
+    });
+    for (auto& k : program_->keys) {
+      PyObject* s = PyUnicode_FromStringAndSize(k.data(), (Py_ssize_t)k.size());
+      if (!s) throw py::error_already_set();
+      PyUnicode_InternInPlace(&s);
+      keys_.push_back(s);
+    }
+  }
+  ~SchemaValidator() {
+    for (PyObject* k : keys_) Py_DECREF(k);
+  }
+  SchemaValidator(const SchemaValidator&) = delete;
+  SchemaValidator& operator=(const SchemaValidator&) = delete;
+
+  bool is_valid(py::handle instance) const {
+    return guarded([&] {
+      PyView::Env env{&keys_};
+      Counters c;
+      Evaluator<PyView, false> ev(*program_, env, c);
+      return ev.run(instance.ptr());
+    });
+  }
+
+  py::list errors(py::handle instance) const {
+    return guarded([&] {
+      PyView::Env env{&keys_};
+      Counters c;
+      Evaluator<PyView, true> ev(*program_, env, c);
+      ev.run(instance.ptr());
+      py::list out;
+      for (auto& e : ev.errors) {
+        py::object inst = e.instance_is_key ? py::object(py::str(e.key)) : py::reinterpret_borrow<py::object>(e.instance);
+        out.append(error_tuple(e, inst));
+      }
+      return out;
+    });
+  }
+
+  py::object is_valid_json(py::handle data) const {
+    Source src(data);
+    Parsed p = parse(src);
+    if (p.fallback) return py::bool_(is_valid(p.fallback));
+    bool ok = guarded([&] {
+      NoGil nogil(src);
+      DomView::Env env;
+      Counters c;
+      Evaluator<DomView, false> ev(*program_, env, c);
+      return ev.run(p.root);
+    });
+    return py::bool_(ok);
+  }
+
+  py::list errors_json(py::handle data) const {
+    Source src(data);
+    Parsed p = parse(src);
+    if (p.fallback) return errors(p.fallback);
+    return guarded([&] {
+      DomView::Env env;
+      Counters c;
+      Evaluator<DomView, true> ev(*program_, env, c);
+      {
+        NoGil nogil(src);
+        ev.run(p.root);
+      }
+      py::list out;
+      for (auto& e : ev.errors) {
+        py::object inst = e.instance_is_key ? py::object(py::str(e.key))
+                                            : py::reinterpret_steal<py::object>(element_to_py(e.instance));
+        if (!inst) throw py::error_already_set();
+        out.append(error_tuple(e, inst));
+      }
+      return out;
+    });
+  }
+
+ private:
+  std::shared_ptr<const Program> program_;
+  std::vector<PyObject*> keys_;
+
+  template <class E>
+  static py::tuple error_tuple(const E& e, py::object inst) {
+    py::list extra;
+    for (auto& x : e.extra) extra.append(py::str(x));
+    return py::make_tuple(e.keyword, path_tuple(e.instance_path), path_tuple(e.schema_path), inst,
+                          e.value ? json_to_py(*e.value) : py::none(), extra);
+  }
+
+  struct Parsed {
+    simdjson::dom::element root;
+    py::object fallback;  // the document as Python objects, when simdjson cannot represent it
+  };
+
+  // Parses with the calling thread's parser (the element stays valid until its next use).
+  Parsed parse(const Source& src) const {
+    thread_local simdjson::dom::parser parser;
+    thread_local std::vector<char> buf;
+    std::string_view doc = src.text();
+    size_t depth = program_->limits.max_instance_depth + 1;
+    simdjson::error_code err;
+    Parsed p;
+    {
+      NoGil nogil(src);
+      // simdjson reads up to SIMDJSON_PADDING bytes past the end, whatever they hold: in place
+      // when those stay within the page of the last byte, else from a padded copy.
+      const char* text = doc.data();
+      uintptr_t last = (uintptr_t)doc.data() + doc.size();
+      if (doc.empty() || last / 4096 != (last + simdjson::SIMDJSON_PADDING) / 4096) {
+        buf.resize(doc.size() + simdjson::SIMDJSON_PADDING);
+        std::memcpy(buf.data(), doc.data(), doc.size());
+        std::memset(buf.data() + doc.size(), 0, simdjson::SIMDJSON_PADDING);
+        text = buf.data();
+      }
+      err = simdjson::SUCCESS;
+      if (parser.max_depth() != depth || parser.capacity() < doc.size())
+        err = parser.allocate(std::max(doc.size(), parser.capacity()), depth);
+      if (!err) err = parser.parse((const uint8_t*)text, doc.size(), false).get(p.root);
+    }
+    if (!err) return p;
+    if (err == simdjson::DEPTH_ERROR)
+      raise_limit("instance nesting depth exceeds max_instance_depth=" + std::to_string(program_->limits.max_instance_depth));
+    if (err == simdjson::NUMBER_ERROR) {
+      // Integers beyond 64 bits: the codec's parser builds them (and rejects bad numbers).
+      PyObject* obj = parse_to_py(doc);
+      if (!obj) throw py::error_already_set();
+      p.fallback = py::reinterpret_steal<py::object>(obj);
+      return p;
+    }
+    raise_decode_error(err, doc);
+    throw py::error_already_set();
+  }
+};
+
+// is_valid/is_valid_json as METH_FASTCALL methods: pybind11's dispatcher would be a large part of
+// a small validation.
+SchemaValidator* self_of(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  auto* v = static_cast<SchemaValidator*>(inst->get_value_and_holder().value_ptr());
+  if (!v) throw py::type_error("the validator is not initialized");
+  return v;
+}
+
+template <bool Json>
+PyObject* fast_is_valid(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 1) {
+    PyErr_Format(PyExc_TypeError, "%s() takes exactly one argument (%zd given)", Json ? "is_valid_json" : "is_valid", nargs);
+    return nullptr;
+  }
+  try {
+    SchemaValidator* v = self_of(self);
+    if constexpr (Json) return v->is_valid_json(args[0]).release().ptr();
+    else return py::bool_(v->is_valid(args[0])).release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+PyMethodDef fast_methods[] = {
+    {"is_valid", (PyCFunction)(void (*)(void))fast_is_valid<false>, METH_FASTCALL,
+     "True when the instance (Python objects) conforms to the schema."},
+    {"is_valid_json", (PyCFunction)(void (*)(void))fast_is_valid<true>, METH_FASTCALL,
+     "True when the JSON text conforms to the schema (no Python objects are built)."},
+};
+
+}  // namespace
+
+void bind_schema(py::module_& m) {
+  // The plain `type` metaclass keeps the class an ordinary type for subclassing and stubs.
+  py::class_<SchemaValidator>(m, "SchemaValidator", py::dynamic_attr(), py::metaclass((PyObject*)&PyType_Type),
+                              "Compiled JSON Schema; mcp_native.Validator builds on it.")
+      .def(py::init<py::handle, std::optional<std::string>, bool, std::optional<py::dict>,
+                    std::tuple<uint32_t, uint32_t, uint32_t, uint64_t>>(),
+           py::arg("schema"), py::arg("dialect"), py::arg("formats"), py::arg("registry"), py::arg("limits"))
+      .def("_errors", &SchemaValidator::errors, py::arg("instance"))
+      .def("_errors_json", &SchemaValidator::errors_json, py::arg("data"));
+  py::object cls = m.attr("SchemaValidator");
+  for (PyMethodDef& def : fast_methods) {
+    py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewMethod((PyTypeObject*)cls.ptr(), &def));
+    if (!descr) throw py::error_already_set();
+    cls.attr(def.ml_name) = descr;
+  }
+}
 
 }  // namespace mcp_native::bindings

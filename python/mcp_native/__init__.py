@@ -12,6 +12,13 @@ from .errors import JSONDecodeError, SchemaError, ValidationError
 # JSON codec
 from ._core import dumps, loads
 
+# JSON Schema engine
+from .schema import Limits, Validator
+
+# Content blocks and tool results.
+from . import content
+from .tools import Tool
+
 # JSON-RPC framing and SSE
 from . import jsonrpc, sse
 
@@ -19,8 +26,13 @@ __version__ = "0.1.0"
 
 __all__ = [
     "JSONDecodeError",
+    "Limits",
     "SchemaError",
     "ValidationError",
+    "Validator",
+    # Content blocks and tool results.
+    "Tool",
+    "content",
     "__version__",
     # JSON codec
     "dumps",

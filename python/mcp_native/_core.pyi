@@ -27,6 +27,41 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
     ``mcp_native.JSONDecodeError`` with the position of the first error.
     """
 
+# --- JSON Schema engine ---
+class SchemaValidator:
+    """Compiled JSON Schema; mcp_native.Validator builds on it."""
+
+    def __init__(
+        self,
+        schema: object,
+        dialect: str | None,
+        formats: bool,
+        registry: dict[Any, Any] | None,
+        limits: tuple[int, int, int, int],
+    ) -> None: ...
+    def is_valid(self, instance: object) -> bool: ...
+    def is_valid_json(self, data: object) -> object: ...
+    def _errors(self, instance: object) -> list[Any]: ...
+    def _errors_json(self, data: object) -> list[Any]: ...
+
+# --- Tool results -------------------------------------------------------------------------------
+
+def encode_tool_response(
+    check: Callable[[Any], bool] | None,
+    flags: int,
+    invalid: Callable[[str | int, Any, list[dict[str, Any]] | None, dict[str, Any] | None], bytes],
+    request_id: str | int,
+    structured: Any,
+    content: list[dict[str, Any]] | None = None,
+    meta: dict[str, Any] | None = None,
+) -> bytes:
+    """The JSON-RPC response line answering ``request_id`` with a ``CallToolResult``:
+    ``structuredContent`` serialized once, its bytes escaped into a leading text block unless
+    ``content`` has a text block, then ``_meta`` and, with flag 1, ``resultType: "complete"``.
+    Flag 2 requires ``structured`` to be a dict. ``check(structured)`` runs first; when it is
+    false the answer is ``invalid(request_id, structured, content, meta)``. ``Tool`` binds the
+    first three arguments; arguments are checked with errors naming them."""
+
 # --- JSON-RPC framing (mcp_native.jsonrpc) ---
 from typing import Any as _Any
 

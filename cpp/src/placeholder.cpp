@@ -1,2 +1,0 @@
-// Removed once the first core source lands.
-namespace mcp_native {}

@@ -1,0 +1,120 @@
+// Core engine tests on the simdjson DOM view.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "mcp_native/schema_dom.hpp"
+
+using namespace mcp_native::schema;
+
+namespace {
+
+bool valid(const std::string& schema, const std::string& instance, Options o = {}) {
+  auto prog = compile(parse_json(schema), o);
+  simdjson::dom::parser parser;
+  simdjson::padded_string text(instance);
+  auto doc = parser.parse(text).value();
+  DomView::Env env;
+  Counters c;
+  Evaluator<DomView, false> ev(*prog, env, c);
+  return ev.run(doc);
+}
+
+}  // namespace
+
+TEST(Schema, TypesAndNumbers) {
+  EXPECT_TRUE(valid(R"({"type":"integer"})", "1.0"));
+  EXPECT_FALSE(valid(R"({"type":"integer"})", "1.5"));
+  EXPECT_FALSE(valid(R"({"type":"number"})", "\"65\""));
+  EXPECT_TRUE(valid(R"({"multipleOf":0.0001})", "0.0075"));
+  EXPECT_FALSE(valid(R"({"multipleOf":0.0001})", "0.00751"));
+  EXPECT_FALSE(valid(R"({"type":"integer","multipleOf":0.123456789})", "1e308"));
+  EXPECT_TRUE(valid(R"({"const":1})", "1.0"));
+  EXPECT_FALSE(valid(R"({"const":1})", "true"));
+}
+
+TEST(Schema, ObjectsAndRefs) {
+  const char* s = R"({"$defs":{"n":{"type":"number"}},"type":"object","required":["a"],
+                      "properties":{"a":{"$ref":"#/$defs/n"}},"additionalProperties":false})";
+  EXPECT_TRUE(valid(s, R"({"a":1})"));
+  EXPECT_FALSE(valid(s, R"({"a":"1"})"));
+  EXPECT_FALSE(valid(s, R"({"a":1,"b":2})"));
+  EXPECT_FALSE(valid(s, R"({})"));
+}
+
+TEST(Schema, Unevaluated) {
+  const char* s = R"({"allOf":[{"properties":{"a":true}}],"unevaluatedProperties":false})";
+  EXPECT_TRUE(valid(s, R"({"a":1})"));
+  EXPECT_FALSE(valid(s, R"({"a":1,"b":1})"));
+}
+
+TEST(Schema, Errors) {
+  EXPECT_THROW(compile(parse_json(R"({"$ref":"http://example.com/x"})"), {}), SchemaError);
+  EXPECT_THROW(compile(parse_json(R"({"$ref":"#"})"), {}), SchemaError);
+  EXPECT_THROW(compile(parse_json(R"({"$schema":"http://example.com/s"})"), {}), SchemaError);
+  EXPECT_THROW(compile(parse_json(R"({"type":12})"), {}), SchemaError);
+  EXPECT_THROW(compile(parse_json(R"({"pattern":"("})"), {}), SchemaError);
+}
+
+TEST(Schema, Metaschemas) {
+  for (auto& [uri, text] : metaschemas()) {
+    Options o;
+    EXPECT_NO_THROW(compile(parse_json(R"({"$ref":")" + std::string(uri) + "\"}"), o)) << uri;
+  }
+  EXPECT_TRUE(valid(R"({"$ref":"https://json-schema.org/draft/2020-12/schema"})", R"({"type":"string"})"));
+  EXPECT_FALSE(valid(R"({"$ref":"https://json-schema.org/draft/2020-12/schema"})", R"({"type":12})"));
+}
+
+TEST(Schema, CollectsErrorsWithPaths) {
+  auto prog = compile(parse_json(R"({"properties":{"a":{"type":"string"}},"required":["b"]})"), {});
+  simdjson::dom::parser parser;
+  simdjson::padded_string text(std::string(R"({"a":1})"));
+  auto doc = parser.parse(text).value();
+  DomView::Env env;
+  Counters c;
+  Evaluator<DomView, true> ev(*prog, env, c);
+  EXPECT_FALSE(ev.run(doc));
+  ASSERT_EQ(ev.errors.size(), 2u);
+  std::vector<std::string> got;
+  for (auto& e : ev.errors) got.push_back(e.keyword + " " + pointer(e.instance_path) + " " + pointer(e.schema_path));
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got[0], "required  /required");
+  EXPECT_EQ(got[1], "type /a /properties/a/type");
+}
+
+TEST(Schema, Limits) {
+  Options o;
+  o.limits.max_instance_depth = 8;
+  EXPECT_THROW(valid(R"({"items":{"$ref":"#"}})", "[[[[[[[[[[[[1]]]]]]]]]]]]", o), LimitError);
+  EXPECT_TRUE(valid(R"({"items":{"$ref":"#"}})", "[[[1]]]", o));
+  Options small;
+  small.limits.max_steps = 50;
+  std::string defs;
+  for (int i = 0; i < 30; ++i)
+    defs += "\"l" + std::to_string(i) + "\":{\"anyOf\":[{\"$ref\":\"#/$defs/l" + std::to_string(i + 1) +
+            "\"},{\"$ref\":\"#/$defs/l" + std::to_string(i + 1) + "\"}]},";
+  std::string bomb = "{\"$defs\":{" + defs + "\"l30\":{\"type\":\"string\"}},\"$ref\":\"#/$defs/l0\"}";
+  EXPECT_THROW(valid(bomb, "1", small), LimitError);
+  Options few;
+  few.limits.max_subschemas = 3;
+  EXPECT_THROW(compile(parse_json(R"({"properties":{"a":{},"b":{},"c":{},"d":{}}})"), few), SchemaError);
+}
+
+TEST(Schema, Dialects) {
+  Options d7;
+  d7.default_dialect = Dialect::Draft7;
+  EXPECT_TRUE(valid(R"({"definitions":{"s":{"type":"string"}},"$ref":"#/definitions/s","maxLength":1})", "\"ab\"", d7));
+  EXPECT_FALSE(valid(R"({"$defs":{"s":{"type":"string"}},"$ref":"#/$defs/s","maxLength":1})", "\"ab\""));
+  Dialect d;
+  EXPECT_TRUE(dialect_from_name("https://json-schema.org/draft-07/schema#", d));
+  EXPECT_EQ(d, Dialect::Draft7);
+  EXPECT_FALSE(dialect_from_name("draft-03", d));
+}
+
+TEST(Schema, MultipleOfIsDecimal) {
+  Num x = num_of(parse_json("0.0075")), m = num_of(parse_json("0.0001"));
+  EXPECT_TRUE(is_multiple(x, m));
+  EXPECT_FALSE(is_multiple(num_of(parse_json("0.00751")), m));
+  EXPECT_TRUE(is_multiple(num_of(parse_json("1e300")), num_of(parse_json("1e-5"))));
+  EXPECT_FALSE(is_multiple(num_of(parse_json("1e308")), num_of(parse_json("0.123456789"))));
+}
