@@ -9,8 +9,6 @@ namespace mcp_native::bindings {
 namespace {
 
 PyObject* g_type_key;  // interned "type"
-JsonWriter* g_writer;  // reused between calls; a re-entrant call (from check()) uses its own
-bool g_writer_busy;
 
 // True if `content` (a list of dicts) holds a block with "type": "text"; -1 with an exception.
 int has_text_block(PyObject* content) {
@@ -149,25 +147,9 @@ PyObject* py_encode_tool_response(PyObject*, PyObject* const* args, Py_ssize_t n
   }
   const bool complete = flags & kComplete;
 
-  if (g_writer == nullptr) g_writer = new (std::nothrow) JsonWriter();
-  JsonWriter own;
-  const bool shared = g_writer != nullptr && !g_writer_busy;
-  JsonWriter& w = shared ? *g_writer : own;
-  if (shared) g_writer_busy = true;
-  w.clear();
-  PyObject* result = nullptr;
-  try {
-    if (write_response(w, id, structured, content, meta, complete)) {
-      result = PyBytes_FromStringAndSize(w.data(), static_cast<Py_ssize_t>(w.size()));
-    }
-  } catch (const std::bad_alloc&) {
-    PyErr_NoMemory();
-  }
-  if (shared) {
-    g_writer_busy = false;
-    if (w.capacity() > (std::size_t{1} << 22)) w.release();  // don't keep a huge buffer
-  }
-  return result;
+  return write_bytes([&](JsonWriter& w) {
+    return write_response(w, id, structured, content, meta, complete);
+  });
 }
 
 PyMethodDef results_methods[] = {

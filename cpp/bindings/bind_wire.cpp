@@ -243,9 +243,6 @@ class PySseDecoder final : public mcp_native::sse::EventSink {
 // Encoders, as METH_FASTCALL functions: they run once per message, where pybind11's dispatch
 // would cost as much as the encoding.
 
-JsonWriter* g_writer;  // reused between calls; a re-entrant call uses a writer of its own
-bool g_writer_busy;
-
 // Binds fastcall arguments to `names`; the first `required` are mandatory. Unset optional
 // slots stay null. Returns false with TypeError set.
 template <std::size_t N>
@@ -328,26 +325,11 @@ bool check_dict(PyObject* o, const char* field, bool none_ok) {
 // Runs `body` with a cleared writer and returns its content plus "\n" as bytes.
 template <class Body>
 PyObject* encode_line(Body&& body) {
-  if (g_writer == nullptr) g_writer = new (std::nothrow) JsonWriter();
-  JsonWriter own;
-  const bool shared = g_writer != nullptr && !g_writer_busy;
-  JsonWriter& w = shared ? *g_writer : own;
-  if (shared) g_writer_busy = true;
-  w.clear();
-  PyObject* result = nullptr;
-  try {
-    if (body(w)) {
-      w.put('\n');
-      result = PyBytes_FromStringAndSize(w.data(), static_cast<Py_ssize_t>(w.size()));
-    }
-  } catch (const std::bad_alloc&) {
-    PyErr_NoMemory();
-  }
-  if (shared) {
-    g_writer_busy = false;
-    if (w.capacity() > (std::size_t{1} << 22)) w.release();  // don't keep a huge buffer
-  }
-  return result;
+  return write_bytes([&](JsonWriter& w) {
+    if (!body(w)) return false;
+    w.put('\n');
+    return true;
+  });
 }
 
 PyObject* encode_request(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {

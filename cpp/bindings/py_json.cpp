@@ -663,9 +663,6 @@ PyObject* parse_to_py(std::string_view doc) {
 
 namespace {
 
-JsonWriter* g_writer;  // reused between calls; a re-entrant call (from default()) uses its own
-bool g_writer_busy;
-
 bool kwarg_is(PyObject* name, const char* want) {
   return PyUnicode_CompareWithASCIIString(name, want) == 0;
 }
@@ -708,21 +705,7 @@ PyObject* py_dumps(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
     return nullptr;
   }
 
-  if (g_writer == nullptr) g_writer = new (std::nothrow) JsonWriter();
-  JsonWriter own;
-  const bool shared = g_writer != nullptr && !g_writer_busy;
-  JsonWriter& w = shared ? *g_writer : own;
-  if (shared) g_writer_busy = true;
-  w.clear();
-  PyObject* result = nullptr;
-  if (dump_py(w, obj, default_fn, sort_keys)) {
-    result = PyBytes_FromStringAndSize(w.data(), static_cast<Py_ssize_t>(w.size()));
-  }
-  if (shared) {
-    g_writer_busy = false;
-    if (w.capacity() > (std::size_t{1} << 22)) w.release();  // don't keep a huge buffer
-  }
-  return result;
+  return write_bytes([&](JsonWriter& w) { return dump_py(w, obj, default_fn, sort_keys); });
 }
 
 PyObject* py_loads(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {

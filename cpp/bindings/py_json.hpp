@@ -4,6 +4,8 @@
 #include <Python.h>
 #include <simdjson.h>
 
+#include <cstddef>
+#include <new>
 #include <string_view>
 
 #include "mcp_native/json_writer.hpp"
@@ -34,6 +36,38 @@ void raise_decode_error(simdjson::error_code err, std::string_view doc);
 /// (including integers beyond 64 bits). Returns a new reference, or nullptr with
 /// mcp_native.JSONDecodeError set. Uses the module's shared parser: call with the GIL held.
 PyObject* parse_to_py(std::string_view doc);
+
+namespace detail {
+inline JsonWriter* g_writer;  // reused by write_bytes() between calls
+inline bool g_writer_busy;    // set while a call holds g_writer
+}  // namespace detail
+
+/// Runs `write(JsonWriter&) -> bool` on a cleared writer and returns what it wrote as a new bytes
+/// object, or nullptr with a Python exception set when `write` fails (it sets the exception) or
+/// memory runs out. The writer's memory is reused between calls; a nested call (from a
+/// default() callback, say) gets a writer of its own. Call with the GIL held.
+template <class Write>
+PyObject* write_bytes(Write&& write) {
+  using detail::g_writer;
+  using detail::g_writer_busy;
+  if (g_writer == nullptr) g_writer = new (std::nothrow) JsonWriter();
+  JsonWriter own;
+  const bool shared = g_writer != nullptr && !g_writer_busy;
+  JsonWriter& w = shared ? *g_writer : own;
+  if (shared) g_writer_busy = true;
+  w.clear();
+  PyObject* result = nullptr;
+  try {
+    if (write(w)) result = PyBytes_FromStringAndSize(w.data(), static_cast<Py_ssize_t>(w.size()));
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  }
+  if (shared) {
+    g_writer_busy = false;
+    if (w.capacity() > (std::size_t{1} << 22)) w.release();  // don't keep a huge buffer
+  }
+  return result;
+}
 
 /// mcp_native.dumps and mcp_native.loads, as METH_FASTCALL | METH_KEYWORDS functions.
 PyObject* py_dumps(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
