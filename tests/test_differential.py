@@ -1,0 +1,366 @@
+"""Differential test: mcp_native.Validator against valijson on draft-07 schemas.
+
+The schemas are the official suite's draft-07 groups (tests/draft7/*.json and optional/*.json, not
+optional/format/) that need no remote document, and the draft-07 benchmark schemas. The instances
+are each group's own test data plus deterministic mutations of it (drop/add properties, change
+types, tweak numbers and strings, reorder/duplicate array items, nest) and the schema's own
+constants. Both sides see the same JSON bytes: valijson through `valijson_oracle` (built by
+scripts/test into build/cpp-tests), ours through `is_valid` on the Python objects and
+`is_valid_json` on the bytes. Every verdict must agree, except the cases listed in KNOWN, where
+valijson is known to be wrong; that list is checked strictly, so it stays true.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import os
+import random
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mcp_native
+
+ROOT = Path(__file__).resolve().parents[1]
+ORACLE = Path(os.environ.get("MCP_NATIVE_VALIJSON_ORACLE", ROOT / "build" / "cpp-tests" / "valijson_oracle"))
+BENCH_SCHEMAS = {
+    # schema file: instance files (draft-07 only; fhir is draft-06 and has its own schema tests)
+    "fast_schema.json": ["fast_valid.json", "fast_invalid.json"],
+    "citm_catalog_schema.json": ["citm_catalog.json"],
+    "geojson.json": ["canada.json"],
+    "recursive_schema.json": ["recursive_instance.json"],
+}
+# Instances bigger than this get only a few mutations: each one is another full copy on the wire.
+BIG_INSTANCE = 64 * 1024
+# valijson needs seconds per instance of the recursive benchmark (its oneOf branches re-validate
+# whole subtrees), so that schema gets only a couple of mutations.
+MUTATION_BUDGET = {"bench-data/recursive_schema.json": 2}
+
+
+# --- Where valijson is known to be wrong -----------------------------------------------------
+# Each entry: (reason, case-id glob, instance-label glob or None for "valijson rejects the schema").
+# Every case an entry matches must diverge, and every entry must match a case.
+
+_NO_ID_REFS = (
+    "valijson resolves $ref only as a JSON pointer into the same document: $id-based, "
+    "location-independent and URN references need its remote-document fetcher"
+)
+_INTEGRAL_FLOAT = "valijson's integer type rejects floats with a zero fractional part (1.0 is an integer since draft-06)"
+_BIGNUM = "nlohmann::json reads integers beyond 64 bits as doubles, and valijson's integer type rejects doubles"
+_DECIMAL_LIMIT = "valijson rejects a schema whose min/max length/items/properties is a decimal like 2.0"
+_STD_REGEX = "std::regex (ECMAScript grammar) works on bytes: no Unicode classes, no \\p{..}, no surrogate pairs"
+_MULTIPLE_OF = "valijson computes multipleOf with fmod on doubles, wrong for large quotients"
+_CONTENT = "valijson ignores contentEncoding/contentMediaType (annotations in draft-07, so valijson is right here)"
+
+KNOWN: list[tuple[str, str, str | None]] = []
+
+
+@dataclass
+class Case:
+    """One schema with the instances both sides judge."""
+
+    case_id: str
+    schema: Any
+    labels: list[str] = field(default_factory=list)
+    instances: list[Any] = field(default_factory=list)
+
+
+# --- Instance generation -----------------------------------------------------------------------
+
+_SAMPLES: list[Any] = [None, True, False, 0, -7, 2.5, "", "abc", [], {}, [1, "a"], {"a": 1}]
+
+
+def _paths(value: Any, limit: int = 64) -> list[tuple[Any, ...]]:
+    """Paths to the nodes of value, breadth first (so the first ones are the shallow ones)."""
+    out: list[tuple[Any, ...]] = []
+    queue: list[tuple[tuple[Any, ...], Any]] = [((), value)]
+    while queue and len(out) < limit:
+        path, node = queue.pop(0)
+        out.append(path)
+        if isinstance(node, dict):
+            queue.extend((path + (k,), v) for k, v in node.items())
+        elif isinstance(node, list):
+            queue.extend((path + (i,), v) for i, v in enumerate(node))
+    return out
+
+
+def _get(value: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    """A copy of value with the node at path replaced; only the containers on the path are copied."""
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    copy = dict(value) if isinstance(value, dict) else list(value)
+    copy[head] = _replace(value[head], rest, new)
+    return copy
+
+
+def _schema_pool(schema: Any) -> tuple[list[str], list[Any]]:
+    """Property names and constants (enum/const/default values) found anywhere in a schema."""
+    names: list[str] = []
+    consts: list[Any] = []
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key in ("properties", "patternProperties", "dependencies"):
+                if isinstance(node.get(key), dict):
+                    names.extend(k for k in node[key] if key != "patternProperties")
+            if isinstance(node.get("required"), list):
+                names.extend(n for n in node["required"] if isinstance(n, str))
+            if "const" in node:
+                consts.append(node["const"])
+            if isinstance(node.get("enum"), list):
+                consts.extend(node["enum"])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return sorted(set(names)), consts
+
+
+def _node_mutations(node: Any, names: list[str], rng: random.Random) -> list[tuple[str, Any]]:
+    """Replacements for one node: (short label, new value)."""
+    out: list[tuple[str, Any]] = [(f"retype:{json.dumps(s)}", s) for s in rng.sample(_SAMPLES, 3)]
+    if isinstance(node, bool) or node is None:
+        out.append(("flip", not node))
+    elif isinstance(node, int):
+        out += [("+1", node + 1), ("-1", node - 1), ("neg", -node), ("x10", node * 10), ("+.5", node + 0.5)]
+    elif isinstance(node, float):
+        out += [("+1", node + 1), ("neg", -node), ("half", node / 2), ("+.5", node + 0.5)]
+    elif isinstance(node, str):
+        out += [("empty", ""), ("+x", node + "x"), ("chop", node[:-1]), ("twice", node * 2),
+                ("+e-acute", node + "\u00e9"), ("+astral", node + "\U0001f600"), ("upper", node.upper())]
+    elif isinstance(node, list):
+        if node:
+            out += [("drop-first", node[1:]), ("drop-last", node[:-1]), ("dup-first", node + node[:1]),
+                    ("reverse", node[::-1])]
+        out += [("append-null", node + [None]), ("append-1", node + [1])]
+    elif isinstance(node, dict):
+        keys = list(node)
+        for k in rng.sample(keys, min(3, len(keys))):
+            out.append((f"drop:{k}", {kk: v for kk, v in node.items() if kk != k}))
+        out.append(("add:zz", {**node, "zz": None}))
+        for name in rng.sample(names, min(3, len(names))):
+            value = rng.choice(_SAMPLES)
+            out.append((f"add:{name}={json.dumps(value)}", {**node, name: value}))
+    return out
+
+
+def mutations(seed: Any, names: list[str], consts: list[Any], rng: random.Random, budget: int) -> list[tuple[str, Any]]:
+    """Deterministic variations of seed: (label, instance)."""
+    out: list[tuple[str, Any]] = [("wrap-array", [seed]), ("wrap-object", {"a": seed})]
+    paths = _paths(seed)
+    chosen = [()] + rng.sample(paths[1:], min(3, len(paths) - 1))
+    for path in chosen:
+        where = "/" + "/".join(map(str, path))
+        for label, new in _node_mutations(_get(seed, path), names, rng):
+            out.append((f"{where}:{label}", _replace(seed, path, new)))
+        for c in rng.sample(consts, min(2, len(consts))):
+            out.append((f"{where}:const:{json.dumps(c)[:20]}", _replace(seed, path, c)))
+    rng.shuffle(out)
+    return out[:budget]
+
+
+def _canonical(value: Any) -> str:
+    # json.dumps keeps 1 and 1.0 and True apart, which the validators must also do.
+    return json.dumps(value, sort_keys=True)
+
+
+def _add(case: Case, label: str, instance: Any, seen: set[str]) -> None:
+    key = _canonical(instance)
+    if key not in seen:
+        seen.add(key)
+        case.labels.append(label)
+        case.instances.append(instance)
+
+
+def _uses_remote_refs(schema: Any) -> bool:
+    """True when a $ref leaves the document through an absolute URI with a host (or the metaschema)."""
+    text = json.dumps(schema)
+    return "localhost:1234" in text
+
+
+def build_cases(shared: Path) -> list[Case]:
+    suite = shared / "json-schema-test-suite" / "tests" / "draft7"
+    cases: list[Case] = []
+    files = sorted(suite.glob("*.json")) + sorted((suite / "optional").glob("*.json"))
+    for path in files:
+        rel = path.relative_to(suite.parent).as_posix()
+        for group in json.loads(path.read_text(encoding="utf-8")):
+            if _uses_remote_refs(group["schema"]):
+                continue
+            cases.append(_case(f"{rel}::{group['description']}", group["schema"],
+                               [(f"t{i}", t["data"]) for i, t in enumerate(group["tests"])]))
+    bench = shared / "bench-data"
+    for schema_file, instance_files in BENCH_SCHEMAS.items():
+        schema = json.loads((bench / schema_file).read_text(encoding="utf-8"))
+        seeds = [(f, json.loads((bench / f).read_text(encoding="utf-8"))) for f in instance_files]
+        cases.append(_case(f"bench-data/{schema_file}", schema, seeds))
+    return cases
+
+
+def _case(case_id: str, schema: Any, seeds: list[tuple[str, Any]]) -> Case:
+    # Seed the generator from the case id, so that labels are stable from run to run.
+    rng = random.Random(hashlib.sha256(case_id.encode()).hexdigest())
+    names, consts = _schema_pool(schema)
+    case = Case(case_id, schema)
+    seen: set[str] = set()
+    for label, seed in seeds:
+        _add(case, label, seed, seen)
+    for label, seed in seeds:
+        budget = MUTATION_BUDGET.get(case_id, 6 if len(_canonical(seed)) > BIG_INSTANCE else 30)
+        for mlabel, instance in mutations(seed, names, consts, rng, budget):
+            _add(case, f"{label}~{mlabel}", instance, seen)
+    for i, c in enumerate(consts[:10]):
+        _add(case, f"const{i}", c, seen)
+    return case
+
+
+# --- The two sides -----------------------------------------------------------------------------
+
+
+def _encode(instance: Any) -> bytes:
+    return json.dumps(instance, ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+_ANNOTATIONS = {"enum", "const", "default", "examples"}
+
+
+def without_format(schema: Any) -> Any:
+    """The schema less its `format` keywords, for valijson.
+
+    In draft-07 `format` is an annotation unless assertion is asked for, so dropping it must not
+    change our verdict; valijson cannot be told so (it asserts date, time and date-time, and throws
+    on arrays and objects for the other formats).
+    """
+    if isinstance(schema, list):
+        return [without_format(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {
+        k: v if k in _ANNOTATIONS else without_format(v)
+        for k, v in schema.items()
+        if not (k == "format" and isinstance(v, str))
+    }
+
+
+def run_oracle(cases: list[Case], tmp_path: Path) -> list[dict[str, Any]]:
+    if not ORACLE.is_file():
+        pytest.fail(
+            f"valijson oracle not found at {ORACLE}: run scripts/test (it builds build/cpp-tests), "
+            "or set MCP_NATIVE_VALIJSON_ORACLE"
+        )
+    payload = b"[" + b",".join(
+        b'{"schema":' + _encode(without_format(c.schema)) + b',"instances":[' + b",".join(map(_encode, c.instances)) + b"]}"
+        for c in cases
+    ) + b"]"
+    cases_file = tmp_path / "cases.json"
+    cases_file.write_bytes(payload)
+    proc = subprocess.run([str(ORACLE), str(cases_file)], capture_output=True, timeout=600)
+    assert proc.returncode == 0, f"valijson_oracle failed ({proc.returncode}): {proc.stderr.decode(errors='replace')}"
+    lines = proc.stdout.decode().splitlines()
+    assert len(lines) == len(cases), f"valijson_oracle answered {len(lines)} of {len(cases)} cases"
+    return [json.loads(line) for line in lines]
+
+
+def our_verdicts(case: Case) -> list[bool] | str:
+    """Our verdict per instance, or the schema error's message; is_valid and is_valid_json must agree."""
+    try:
+        validator = mcp_native.Validator(case.schema, dialect="draft-07")
+    except mcp_native.SchemaError as e:
+        return f"schema error: {e}"
+    out = []
+    for instance in case.instances:
+        on_objects = validator.is_valid(instance)
+        on_bytes = validator.is_valid_json(_encode(instance))
+        assert on_objects == on_bytes, f"{case.case_id}: is_valid={on_objects} but is_valid_json={on_bytes} on {instance!r:.200}"
+        out.append(on_objects)
+    return out
+
+
+# --- The test ----------------------------------------------------------------------------------
+
+
+def _known(case_id: str, label: str | None) -> tuple[int, str] | None:
+    for i, (reason, id_glob, label_glob) in enumerate(KNOWN):
+        if fnmatch.fnmatchcase(case_id, id_glob) and (
+            (label_glob is None and label is None) or (label_glob is not None and label is not None and fnmatch.fnmatchcase(label, label_glob))
+        ):
+            return i, reason
+    return None
+
+
+def find_divergences(cases: list[Case], theirs: list[dict[str, Any]], ours: list[list[bool] | str]) -> tuple[list[str], list[str], set[int]]:
+    """(unexplained divergences, listed cases that agree, indices of KNOWN entries that matched)."""
+    unexplained: list[str] = []
+    stale: list[str] = []
+    used: set[int] = set()
+    for case, their, our in zip(cases, theirs, ours):
+        if "schema_error" in their or isinstance(our, str):
+            known = _known(case.case_id, None)
+            diverges = ("schema_error" in their) != isinstance(our, str)
+            what = f"{case.case_id}: valijson {their.get('schema_error', 'loads the schema')!r}, ours {our if isinstance(our, str) else 'loads it'!r}"
+            if known:
+                used.add(known[0])
+            if diverges and not known:
+                unexplained.append(what)
+            elif known and not diverges:
+                stale.append(what)
+            continue
+        if (known := _known(case.case_id, None)) is not None:
+            used.add(known[0])
+            stale.append(f"{case.case_id}: listed as a schema valijson rejects, but both load it")
+        for label, instance, v, o in zip(case.labels, case.instances, their["valid"], our):
+            known = _known(case.case_id, label)
+            if known:
+                used.add(known[0])
+            what = f"{case.case_id} [{label}] {_canonical(instance)[:120]}: valijson {v}, ours {o}"
+            if v != o and not known:
+                unexplained.append(what)
+            elif v == o and known:
+                stale.append(what)
+    return unexplained, stale, used
+
+
+def test_valijson_agrees(shared: Path, tmp_path: Path) -> None:
+    cases = build_cases(shared)
+    theirs = run_oracle(cases, tmp_path)
+    ours = [our_verdicts(c) for c in cases]
+    unexplained, stale, used = find_divergences(cases, theirs, ours)
+    unused = [f"{KNOWN[i][1]} [{KNOWN[i][2]}]" for i in range(len(KNOWN)) if i not in used]
+    assert not unexplained, f"{len(unexplained)} verdicts differ from valijson:\n" + "\n".join(unexplained[:40])
+    assert not stale, f"{len(stale)} cases listed in KNOWN no longer diverge:\n" + "\n".join(stale[:40])
+    assert not unused, "KNOWN entries that match no case:\n" + "\n".join(unused)
+    assert sum(len(c.instances) for c in cases) > 5000  # the generator did produce a real workload
+
+
+def test_oracle_reports_bad_schemas_and_bad_input(tmp_path: Path) -> None:
+    theirs = run_oracle([Case("bad", {"minLength": -1}, ["x"], ["x"]), Case("ok", {"type": "string"}, ["a", "b"], ["a", 1])], tmp_path)
+    assert "schema_error" in theirs[0]
+    assert theirs[1] == {"valid": [True, False]}
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("[{")
+    proc = subprocess.run([str(ORACLE), str(garbage)], capture_output=True, timeout=60)
+    assert proc.returncode == 2 and b"garbage.json" in proc.stderr
+
+
+def test_mutations_are_deterministic_and_varied() -> None:
+    seed = {"a": [1, "x", {"b": 2.5}], "c": None}
+    first = mutations(seed, ["a", "q"], [3, "k"], random.Random("s"), 30)
+    again = mutations(seed, ["a", "q"], [3, "k"], random.Random("s"), 30)
+    assert first == again
+    labels = " ".join(label for label, _ in first)
+    assert len({_canonical(i) for _, i in first}) > 20
+    for kind in ("retype", "drop:", "add:", "wrap-"):
+        assert kind in labels
+    assert seed == {"a": [1, "x", {"b": 2.5}], "c": None}  # mutations never touch the seed
