@@ -1,7 +1,343 @@
+// Python bindings of the schema engine: the native SchemaValidator (mcp_native.Validator's base).
+#include <pybind11/stl.h>
+
+#include <cstring>
+
 #include "bindings.hpp"
+#include "mcp_native/schema_dom.hpp"
+#include "py_instance.hpp"
+
+namespace py = pybind11;
 
 namespace mcp_native::bindings {
+namespace {
 
-void bind_schema(pybind11::module_& /*m*/) {}
+using namespace mcp_native::schema;
+
+py::object errors_module() { return py::module_::import("mcp_native.errors"); }
+
+py::tuple path_tuple(const std::vector<PathTok>& path) {
+  py::tuple t(path.size());
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i].index >= 0) t[i] = py::int_(path[i].index);
+    else t[i] = py::str(path[i].key);
+  }
+  return t;
+}
+
+[[noreturn]] void raise_schema_error(const SchemaError& e) {
+  PyErr_SetObject(errors_module().attr("SchemaError").ptr(),
+                  py::make_tuple(e.what(), path_tuple(e.path)).ptr());
+  throw py::error_already_set();
+}
+
+[[noreturn]] void raise_limit(const std::string& msg) {
+  py::object err = errors_module().attr("ValidationError")(msg, py::tuple(), py::tuple(), "limits");
+  PyErr_SetObject(errors_module().attr("ValidationError").ptr(), err.ptr());
+  throw py::error_already_set();
+}
+
+// Runs f, turning engine exceptions into the package's Python exceptions.
+template <class F>
+auto guarded(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const SchemaError& e) {
+    raise_schema_error(e);
+  } catch (const LimitError& e) {
+    raise_limit(e.what());
+  } catch (const InstanceError& e) {
+    if (e.type_error) throw py::type_error(std::string("instance is not JSON: ") + e.what());
+    throw py::value_error(std::string("instance is not JSON: ") + e.what());
+  }
+}
+
+// Python value (schema document) -> Json.
+Json to_json(PyObject* o, uint32_t depth, uint32_t max_depth) {
+  if (depth > max_depth)
+    throw SchemaError("schema nesting exceeds max_schema_depth=" + std::to_string(max_depth / 2), {});
+  Json j;
+  if (o == Py_None) return j;
+  if (PyBool_Check(o)) {
+    j.t = Json::T::Bool;
+    j.b = o == Py_True;
+  } else if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) {
+      j.t = Json::T::Int;
+      j.i = v;
+    } else {
+      unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(o) : 0;
+      if (overflow > 0 && !PyErr_Occurred()) {
+        j.t = Json::T::UInt;
+        j.u = u;
+      } else {
+        PyErr_Clear();
+        j.t = Json::T::BigInt;
+        j.s = py::str(py::handle(o));
+      }
+    }
+  } else if (PyFloat_Check(o)) {
+    j.t = Json::T::Float;
+    j.d = PyFloat_AS_DOUBLE(o);
+    if (!std::isfinite(j.d)) throw SchemaError("schema contains a non-finite number", {});
+  } else if (PyUnicode_Check(o)) {
+    j.t = Json::T::String;
+    j.s = py::cast<std::string>(py::handle(o));
+  } else if (PyList_Check(o) || PyTuple_Check(o)) {
+    j.t = Json::T::Array;
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(o);
+    for (auto x : seq) j.arr.push_back(to_json(x.ptr(), depth + 1, max_depth));
+  } else if (PyDict_Check(o)) {
+    j.t = Json::T::Object;
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(o, &pos, &k, &v)) {
+      if (!PyUnicode_Check(k)) throw SchemaError(std::string("schema has a dict key of type '") + Py_TYPE(k)->tp_name + "'", {});
+      j.obj.emplace_back(py::cast<std::string>(py::handle(k)), to_json(v, depth + 1, max_depth));
+    }
+  } else {
+    throw SchemaError(std::string("schema contains a value of type '") + Py_TYPE(o)->tp_name + "'", {});
+  }
+  return j;
+}
+
+py::object json_to_py(const Json& j) {
+  switch (j.t) {
+    case Json::T::Null: return py::none();
+    case Json::T::Bool: return py::bool_(j.b);
+    case Json::T::Int: return py::int_(j.i);
+    case Json::T::UInt: return py::int_(j.u);
+    case Json::T::Float: return py::float_(j.d);
+    case Json::T::BigInt: return py::reinterpret_steal<py::object>(PyLong_FromString(j.s.c_str(), nullptr, 10));
+    case Json::T::String: return py::str(j.s);
+    case Json::T::Array: {
+      py::list l;
+      for (auto& x : j.arr) l.append(json_to_py(x));
+      return std::move(l);
+    }
+    case Json::T::Object: {
+      py::dict d;
+      for (auto& [k, v] : j.obj) d[py::str(k)] = json_to_py(v);
+      return std::move(d);
+    }
+  }
+  return py::none();
+}
+
+py::object element_to_object(simdjson::dom::element e) {
+  using T = simdjson::dom::element_type;
+  switch (e.type()) {
+    case T::NULL_VALUE: return py::none();
+    case T::BOOL: return py::bool_(e.get_bool().value_unsafe());
+    case T::INT64: return py::int_(e.get_int64().value_unsafe());
+    case T::UINT64: return py::int_(e.get_uint64().value_unsafe());
+    case T::DOUBLE: return py::float_(e.get_double().value_unsafe());
+    case T::STRING: return py::str(std::string(e.get_string().value_unsafe()));
+    case T::ARRAY: {
+      py::list l;
+      simdjson::dom::array a = e.get_array().value_unsafe();
+      for (auto x : a) l.append(element_to_object(x));
+      return std::move(l);
+    }
+    case T::OBJECT: {
+      py::dict d;
+      simdjson::dom::object o = e.get_object().value_unsafe();
+      for (auto m : o) d[py::str(std::string(m.key))] = element_to_object(m.value);
+      return std::move(d);
+    }
+  }
+  return py::none();
+}
+
+// JSON text of a bytes-like object or str, copied into a per-thread padded buffer.
+struct Text {
+  const char* data;
+  size_t size;
+};
+
+Text text_of(py::handle data, std::vector<char>& buf) {
+  const char* p = nullptr;
+  Py_ssize_t n = 0;
+  Py_buffer view;
+  bool have_view = false;
+  if (PyUnicode_Check(data.ptr())) {
+    p = PyUnicode_AsUTF8AndSize(data.ptr(), &n);
+    if (!p) throw py::error_already_set();
+  } else if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_SIMPLE) == 0) {
+    have_view = true;
+    p = (const char*)view.buf;
+    n = view.len;
+  } else {
+    PyErr_Clear();
+    throw py::type_error(std::string("expected bytes, bytearray, memoryview or str, not ") + Py_TYPE(data.ptr())->tp_name);
+  }
+  buf.resize((size_t)n + simdjson::SIMDJSON_PADDING);
+  std::memcpy(buf.data(), p, (size_t)n);
+  std::memset(buf.data() + n, 0, simdjson::SIMDJSON_PADDING);
+  if (have_view) PyBuffer_Release(&view);
+  return {buf.data(), (size_t)n};
+}
+
+class SchemaValidator {
+ public:
+  SchemaValidator(py::handle schema, std::optional<std::string> dialect, bool formats,
+                  std::optional<py::dict> registry, std::tuple<uint32_t, uint32_t, uint32_t, uint64_t> limits) {
+    Options o;
+    o.formats = formats;
+    std::tie(o.limits.max_schema_depth, o.limits.max_subschemas, o.limits.max_instance_depth, o.limits.max_steps) = limits;
+    guarded([&] {
+      if (dialect && !dialect_from_name(*dialect, o.default_dialect))
+        throw SchemaError("unsupported dialect '" + *dialect + "'", {});
+      uint32_t max_json_depth = 2 * o.limits.max_schema_depth + 8;
+      if (registry) {
+        for (auto [k, v] : *registry) o.registry.emplace_back(py::cast<std::string>(k), to_json(v.ptr(), 0, max_json_depth));
+      }
+      program_ = compile(to_json(schema.ptr(), 0, max_json_depth), o);
+      return 0;
+    });
+    for (auto& k : program_->keys) {
+      PyObject* s = PyUnicode_FromStringAndSize(k.data(), (Py_ssize_t)k.size());
+      if (!s) throw py::error_already_set();
+      PyUnicode_InternInPlace(&s);
+      keys_.push_back(s);
+    }
+  }
+  ~SchemaValidator() {
+    for (PyObject* k : keys_) Py_DECREF(k);
+  }
+  SchemaValidator(const SchemaValidator&) = delete;
+  SchemaValidator& operator=(const SchemaValidator&) = delete;
+
+  bool is_valid(py::handle instance) const {
+    return guarded([&] {
+      PyView::Env env{&keys_};
+      Counters c;
+      Evaluator<PyView, false> ev(*program_, env, c);
+      return ev.run(instance.ptr());
+    });
+  }
+
+  py::list errors(py::handle instance) const {
+    return guarded([&] {
+      PyView::Env env{&keys_};
+      Counters c;
+      Evaluator<PyView, true> ev(*program_, env, c);
+      ev.run(instance.ptr());
+      py::list out;
+      for (auto& e : ev.errors) {
+        py::object inst = e.instance_is_key ? py::object(py::str(e.key)) : py::reinterpret_borrow<py::object>(e.instance);
+        out.append(error_tuple(e, inst));
+      }
+      return out;
+    });
+  }
+
+  py::object is_valid_json(py::handle data) const {
+    Parsed p = parse(data);
+    if (p.fallback) return py::bool_(is_valid(p.fallback));
+    bool ok = guarded([&] {
+      py::gil_scoped_release nogil;
+      DomView::Env env;
+      Counters c;
+      Evaluator<DomView, false> ev(*program_, env, c);
+      return ev.run(p.root);
+    });
+    return py::bool_(ok);
+  }
+
+  py::list errors_json(py::handle data) const {
+    Parsed p = parse(data);
+    if (p.fallback) return errors(p.fallback);
+    return guarded([&] {
+      DomView::Env env;
+      Counters c;
+      Evaluator<DomView, true> ev(*program_, env, c);
+      {
+        py::gil_scoped_release nogil;
+        ev.run(p.root);
+      }
+      py::list out;
+      for (auto& e : ev.errors) {
+        py::object inst = e.instance_is_key ? py::object(py::str(e.key)) : element_to_object(e.instance);
+        out.append(error_tuple(e, inst));
+      }
+      return out;
+    });
+  }
+
+ private:
+  std::shared_ptr<const Program> program_;
+  std::vector<PyObject*> keys_;
+
+  template <class E>
+  static py::tuple error_tuple(const E& e, py::object inst) {
+    py::list extra;
+    for (auto& x : e.extra) extra.append(py::str(x));
+    return py::make_tuple(e.keyword, path_tuple(e.instance_path), path_tuple(e.schema_path), inst,
+                          e.value ? json_to_py(*e.value) : py::none(), extra);
+  }
+
+  struct Parsed {
+    simdjson::dom::element root;
+    py::object fallback;  // the document as Python objects, when simdjson cannot represent it
+  };
+
+  // Parses with the calling thread's parser (the element stays valid until its next use).
+  Parsed parse(py::handle data) const {
+    thread_local simdjson::dom::parser parser;
+    thread_local std::vector<char> buf;
+    Text t = text_of(data, buf);
+    size_t depth = program_->limits.max_instance_depth + 1;
+    simdjson::error_code err;
+    Parsed p;
+    {
+      py::gil_scoped_release nogil;
+      err = simdjson::SUCCESS;
+      if (parser.max_depth() != depth || parser.capacity() < t.size)
+        err = parser.allocate(std::max(t.size, parser.capacity()), depth);
+      if (!err) err = parser.parse((const uint8_t*)t.data, t.size, false).get(p.root);
+    }
+    if (!err) return p;
+    if (err == simdjson::DEPTH_ERROR)
+      raise_limit("instance nesting depth exceeds max_instance_depth=" + std::to_string(program_->limits.max_instance_depth));
+    if (err == simdjson::NUMBER_ERROR) {
+      // Integers beyond 64 bits: the standard parser builds them (and rejects bad numbers).
+      py::object text = PyUnicode_Check(data.ptr()) ? py::reinterpret_borrow<py::object>(data)
+                                                   : py::reinterpret_steal<py::object>(PyBytes_FromStringAndSize(t.data, (Py_ssize_t)t.size));
+      try {
+        p.fallback = py::module_::import("json").attr("loads")(text);
+      } catch (py::error_already_set& e) {
+        if (!e.matches(PyExc_ValueError)) throw;
+        raise_decode(simdjson::error_message(err));
+      }
+      return p;
+    }
+    raise_decode(simdjson::error_message(err));
+  }
+
+  [[noreturn]] static void raise_decode(const char* msg) {
+    py::object err = errors_module().attr("JSONDecodeError")(msg, "", 0);
+    PyErr_SetObject(errors_module().attr("JSONDecodeError").ptr(), err.ptr());
+    throw py::error_already_set();
+  }
+};
+
+}  // namespace
+
+void bind_schema(py::module_& m) {
+  py::class_<SchemaValidator>(m, "SchemaValidator", py::dynamic_attr(),
+                              "Compiled JSON Schema; mcp_native.Validator builds on it.")
+      .def(py::init<py::handle, std::optional<std::string>, bool, std::optional<py::dict>,
+                    std::tuple<uint32_t, uint32_t, uint32_t, uint64_t>>(),
+           py::arg("schema"), py::arg("dialect"), py::arg("formats"), py::arg("registry"), py::arg("limits"))
+      .def("is_valid", &SchemaValidator::is_valid, py::arg("instance"),
+           "True when the instance (Python objects) conforms to the schema.")
+      .def("is_valid_json", &SchemaValidator::is_valid_json, py::arg("data"),
+           "True when the JSON text conforms to the schema (no Python objects are built).")
+      .def("_errors", &SchemaValidator::errors, py::arg("instance"))
+      .def("_errors_json", &SchemaValidator::errors_json, py::arg("data"));
+}
 
 }  // namespace mcp_native::bindings

@@ -9,11 +9,16 @@ from __future__ import annotations
 from . import _core
 from .errors import JSONDecodeError, SchemaError, ValidationError
 
+# JSON Schema engine
+from .schema import Limits, Validator
+
 __version__ = "0.1.0"
 
 __all__ = [
     "JSONDecodeError",
+    "Limits",
     "SchemaError",
     "ValidationError",
+    "Validator",
     "__version__",
 ]

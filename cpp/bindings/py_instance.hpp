@@ -1,0 +1,121 @@
+// The PyObject* instance view of the schema engine (see schema_eval.hpp for the concept).
+#pragma once
+
+#include <Python.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "mcp_native/schema_eval.hpp"
+
+namespace mcp_native::bindings {
+
+using schema::InstanceError;
+using schema::Kind;
+using schema::Num;
+
+/// Python objects as JSON: dict (str keys), list/tuple, str, int (not bool), float (finite),
+/// bool, None. The GIL must be held.
+struct PyView {
+  using Value = PyObject*;
+  struct Env {
+    const std::vector<PyObject*>* keys;  ///< interned str for each Program::keys entry
+  };
+  static constexpr bool kFastLookup = true;
+
+  static Kind kind(const Env&, PyObject* o) {
+    PyTypeObject* t = Py_TYPE(o);
+    if (t == &PyUnicode_Type) return Kind::String;
+    if (t == &PyDict_Type) return Kind::Object;
+    if (t == &PyList_Type) return Kind::Array;
+    if (t == &PyLong_Type) return Kind::Number;
+    if (t == &PyFloat_Type) return check_float(o);
+    if (o == Py_None) return Kind::Null;
+    if (t == &PyBool_Type) return Kind::Bool;
+    if (t == &PyTuple_Type) return Kind::Array;
+    if (PyUnicode_Check(o)) return Kind::String;
+    if (PyDict_Check(o)) return Kind::Object;
+    if (PyList_Check(o) || PyTuple_Check(o)) return Kind::Array;
+    if (PyLong_Check(o)) return Kind::Number;
+    if (PyFloat_Check(o)) return check_float(o);
+    throw InstanceError(std::string("value of type '") + t->tp_name + "' is not a JSON value", true);
+  }
+  static Kind check_float(PyObject* o) {
+    if (!std::isfinite(PyFloat_AS_DOUBLE(o)))
+      throw InstanceError("float " + std::string(std::isnan(PyFloat_AS_DOUBLE(o)) ? "nan" : "inf") +
+                              " is not a JSON number", false);
+    return Kind::Number;
+  }
+  static bool boolean(PyObject* o) { return o == Py_True; }
+  static Num num(const Env&, PyObject* o) {
+    Num n;
+    if (PyFloat_Check(o)) {
+      n.k = Num::F;
+      n.d = PyFloat_AS_DOUBLE(o);
+      return n;
+    }
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) {
+      n.k = Num::I;
+      n.i = v;
+      return n;
+    }
+    if (overflow > 0) {
+      unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (!PyErr_Occurred()) {
+        n.k = Num::U;
+        n.u = u;
+        return n;
+      }
+      PyErr_Clear();
+    }
+    n.k = Num::F;
+    n.big = true;
+    n.d = PyLong_AsDouble(o);
+    if (PyErr_Occurred()) {  // beyond the double range
+      PyErr_Clear();
+      n.d = overflow > 0 ? HUGE_VAL : -HUGE_VAL;
+    }
+    return n;
+  }
+  static std::string_view str(const Env&, PyObject* o) {
+    Py_ssize_t n;
+    const char* s = PyUnicode_AsUTF8AndSize(o, &n);
+    if (!s) {
+      PyErr_Clear();
+      throw InstanceError("string is not valid Unicode (lone surrogate)", false);
+    }
+    return {s, (size_t)n};
+  }
+  static size_t str_len(PyObject* o) { return (size_t)PyUnicode_GET_LENGTH(o); }
+  static size_t arr_size(PyObject* o) { return (size_t)Py_SIZE(o); }
+  static size_t obj_size(PyObject* o) { return (size_t)PyDict_GET_SIZE(o); }
+  template <class F> static bool arr_each(const Env&, PyObject* o, F&& f) {
+    PyObject** items = PyList_Check(o) ? ((PyListObject*)o)->ob_item : ((PyTupleObject*)o)->ob_item;
+    Py_ssize_t n = Py_SIZE(o);
+    for (Py_ssize_t i = 0; i < n; ++i)
+      if (!f((size_t)i, items[i])) return false;
+    return true;
+  }
+  template <class F> static bool obj_each(const Env& e, PyObject* o, F&& f) {
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(o, &pos, &k, &v)) {
+      if (!PyUnicode_Check(k)) throw_key(k);
+      if (!f(str(e, k), v)) return false;
+    }
+    return true;
+  }
+  [[noreturn]] static void throw_key(PyObject* k) {
+    throw InstanceError(std::string("dict key of type '") + Py_TYPE(k)->tp_name + "' is not a string", true);
+  }
+  static bool find(const Env& e, PyObject* o, const schema::Program&, uint32_t key, PyObject*& out) {
+    out = PyDict_GetItemWithError(o, (*e.keys)[key]);
+    if (!out && PyErr_Occurred()) PyErr_Clear();
+    return out != nullptr;
+  }
+};
+
+}  // namespace mcp_native::bindings

@@ -1,0 +1,100 @@
+// Compact JSON text writer: a growable byte buffer with string escaping and float layout that
+// match Python's json.dumps(separators=(",", ":"), ensure_ascii=False, allow_nan=False).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string_view>
+
+namespace mcp_native {
+
+/// Longest text format_double() writes ("-2.2250738585072014e-308" is 24 bytes).
+inline constexpr std::size_t kMaxDoubleChars = 32;
+
+/// Writes the shortest text that round-trips `v` (finite), laid out like Python's repr(float):
+/// "1.0", "0.1", "1e+16", "1e-05", "-0.0", "1.5e-07". Returns the length written to `buf`
+/// (at least kMaxDoubleChars bytes). Behaviour is undefined for NaN and infinities.
+std::size_t format_double(double v, char* buf) noexcept;
+
+/// Returns the length of `utf8` once escaped for the inside of a JSON string (no quotes).
+std::size_t escaped_size(std::string_view utf8) noexcept;
+
+/// A growable byte buffer that JSON text is appended to. Write methods never fail except by
+/// throwing std::bad_alloc when memory runs out. The buffer is reused across clear() calls.
+class JsonWriter {
+ public:
+  JsonWriter() = default;
+  /// Starts with room for `capacity` bytes.
+  explicit JsonWriter(std::size_t capacity) { reserve(capacity); }
+  ~JsonWriter() { std::free(buf_); }
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
+  JsonWriter(JsonWriter&& o) noexcept : buf_(o.buf_), len_(o.len_), cap_(o.cap_) {
+    o.buf_ = nullptr;
+    o.len_ = o.cap_ = 0;
+  }
+
+  /// The bytes written so far.
+  const char* data() const noexcept { return buf_; }
+  /// Number of bytes written so far.
+  std::size_t size() const noexcept { return len_; }
+  /// The bytes written so far, as a view (invalidated by the next write).
+  std::string_view view() const noexcept { return {buf_, len_}; }
+  /// Forgets the content, keeps the memory.
+  void clear() noexcept { len_ = 0; }
+  /// Drops the last `n` bytes (n <= size()).
+  void truncate(std::size_t n) noexcept { len_ -= n; }
+
+  /// Ensures room for `extra` more bytes without reallocation.
+  void reserve(std::size_t extra) {
+    if (cap_ - len_ < extra) grow(extra);
+  }
+  /// Returns a pointer to `n` writable bytes at the end; commit() them once written.
+  char* extend(std::size_t n) {
+    reserve(n);
+    return buf_ + len_;
+  }
+  /// Marks `n` bytes obtained from extend() as written.
+  void commit(std::size_t n) noexcept { len_ += n; }
+
+  /// Appends one byte.
+  void put(char c) {
+    reserve(1);
+    buf_[len_++] = c;
+  }
+  /// Appends bytes as they are (already valid JSON text).
+  void append(std::string_view bytes) {
+    reserve(bytes.size());
+    std::memcpy(buf_ + len_, bytes.data(), bytes.size());
+    len_ += bytes.size();
+  }
+  /// Appends `null`.
+  void write_null() { append("null"); }
+  /// Appends `true` or `false`.
+  void write_bool(bool b) { b ? append("true") : append("false"); }
+  /// Appends a signed integer in decimal.
+  void write_int(std::int64_t v);
+  /// Appends an unsigned integer in decimal.
+  void write_uint(std::uint64_t v);
+  /// Appends a finite double laid out like Python's repr; returns false (writing nothing) for
+  /// NaN and infinities, which JSON cannot represent.
+  bool write_double(double v);
+  /// Appends `utf8` (assumed valid UTF-8) as a quoted JSON string: `"` and `\` are escaped,
+  /// control characters below 0x20 become \n \r \t \b \f or \u00XX, all else is copied raw.
+  void write_string(std::string_view utf8);
+  /// Appends the escaped form of `utf8` without the surrounding quotes, e.g. to embed a whole
+  /// serialized document inside a JSON string.
+  void write_escaped(std::string_view utf8);
+
+ private:
+  void grow(std::size_t extra);
+
+  char* buf_ = nullptr;
+  std::size_t len_ = 0;
+  std::size_t cap_ = 0;
+};
+
+}  // namespace mcp_native

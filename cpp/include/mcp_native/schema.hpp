@@ -1,0 +1,219 @@
+// The compiled JSON Schema engine: schema documents, compile options, limits and the immutable
+// program that evaluation (schema_eval.hpp) runs over any instance view.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "mcp_native/formats.hpp"
+#include "mcp_native/regex.hpp"
+
+namespace mcp_native::schema {
+
+/// A JSON value owned by the engine: schema documents and `const`/`enum` constants. Objects keep
+/// member order. Integers beyond 64 bits are kept as their decimal text (kind BigInt) plus a
+/// double approximation.
+struct Json {
+  enum class T : uint8_t { Null, Bool, Int, UInt, Float, BigInt, String, Array, Object };
+  T t = T::Null;
+  bool b = false;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double d = 0;
+  std::string s;  ///< string value, or decimal text of a BigInt
+  std::vector<Json> arr;
+  std::vector<std::pair<std::string, Json>> obj;
+
+  /// The member `key` of an object, or nullptr.
+  const Json* get(std::string_view key) const;
+  /// Compact JSON text of this value.
+  std::string dump() const;
+};
+
+/// Parses JSON text into a Json (via simdjson). Throws std::invalid_argument on invalid JSON;
+/// number errors (integers beyond 64 bits) throw BigIntError so that callers can fall back.
+Json parse_json(std::string_view text);
+
+/// simdjson reported a number error: an integer beyond 64 bits (or an invalid number).
+struct BigIntError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+/// One step of a JSON Pointer-like path: an object key or an array index.
+struct PathTok {
+  std::string key;
+  int64_t index = -1;  ///< >= 0 for an array index (then key is empty)
+  static PathTok at(int64_t i) { return {std::string(), i}; }
+  static PathTok of(std::string_view k) { return {std::string(k), -1}; }
+};
+
+/// Renders a path as a JSON Pointer ("/a/0/b").
+std::string pointer(const std::vector<PathTok>& path);
+
+/// Supported dialects.
+enum class Dialect : uint8_t { Draft4, Draft6, Draft7, Draft201909, Draft202012 };
+
+/// Short name of a dialect ("2020-12", "draft-07", ...).
+const char* dialect_name(Dialect d);
+
+/// The dialect named by a `$schema` URI or short name, if it is one of the official ones.
+bool dialect_from_name(std::string_view name, Dialect& out);
+
+/// Bounds against schema and instance bombs. Exceeding one raises SchemaError (compile) or
+/// LimitError (evaluation) naming the limit.
+struct Limits {
+  uint32_t max_schema_depth = 256;        ///< nesting depth of a schema document
+  uint32_t max_subschemas = 100000;       ///< compiled subschemas per validator
+  uint32_t max_instance_depth = 512;      ///< nesting depth of an instance
+  uint64_t max_steps = 50000000;          ///< subschema evaluations per call
+};
+
+/// The schema cannot be compiled: invalid for its dialect, unknown dialect, unresolvable `$ref`,
+/// invalid regex, or a limit. `path` locates the problem in the schema (`where` names a document
+/// other than the root one, or is empty).
+struct SchemaError : std::invalid_argument {
+  SchemaError(const std::string& msg, std::vector<PathTok> p, std::string w = {})
+      : std::invalid_argument(msg), path(std::move(p)), where(std::move(w)) {}
+  std::vector<PathTok> path;
+  std::string where;
+};
+
+/// An evaluation limit was exceeded (instance depth, steps, recursion) or a pattern hit the regex
+/// engine's limits.
+struct LimitError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// The instance is not a JSON value (e.g. NaN, a non-string key, an unsupported type).
+struct InstanceError : std::invalid_argument {
+  InstanceError(const std::string& msg, bool wrong_type)
+      : std::invalid_argument(msg), type_error(wrong_type) {}
+  bool type_error;  ///< a value of a type JSON does not have (else a bad value such as NaN)
+};
+
+/// Compile options.
+struct Options {
+  Dialect default_dialect = Dialect::Draft202012;  ///< for schemas without `$schema`
+  bool formats = false;                            ///< assert `format`
+  Limits limits;
+  /// Documents that `$ref` may reach, by URI (never fetched from anywhere else).
+  std::vector<std::pair<std::string, Json>> registry;
+};
+
+/// A number of an instance or a schema: exact 64-bit integers, doubles, and integers beyond 64
+/// bits approximated by a double (`big`).
+struct Num {
+  enum K : uint8_t { I, U, F } k = I;
+  bool big = false;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double d = 0;
+  bool is_integer() const;
+  long double ld() const { return k == I ? (long double)i : k == U ? (long double)u : (long double)d; }
+};
+
+/// -1, 0 or 1 (exact for 64-bit integers and doubles).
+int compare(const Num& a, const Num& b);
+/// `x` is an integer multiple of `m` (decimal semantics for doubles, so 0.0075 / 0.0001 is).
+bool is_multiple(const Num& x, const Num& m);
+/// The Num of a numeric Json.
+Num num_of(const Json& j);
+
+/// Kinds of instance values as JSON Schema sees them.
+enum class Kind : uint8_t { Null, Bool, Number, String, Array, Object };
+
+/// `type` bit mask.
+enum TypeBit : uint8_t {
+  kNull = 1, kBool = 2, kObject = 4, kArray = 8, kNumber = 16, kString = 32, kInteger = 64
+};
+
+/// Keyword operations of the program.
+enum class Op : uint8_t {
+  Type, Enum, Const, MultipleOf, Minimum, Maximum, MinLength, MaxLength, Pattern, Format,
+  PrefixItems, RestItems, Contains, MinItems, MaxItems, UniqueItems, MinProperties,
+  MaxProperties, Required, Props, PropertyNames, DependentRequired, DependentSchemas, AllOf,
+  AnyOf, OneOf, Not, IfThenElse, Ref, DynamicRef, RecursiveRef, UnevaluatedItems,
+  UnevaluatedProperties
+};
+
+/// One keyword of a compiled subschema.
+struct Keyword {
+  Op op;
+  std::string name;          ///< the keyword as written ("additionalItems", "dependencies", ...)
+  const Json* value = nullptr;  ///< its value in the schema document (for messages)
+  uint8_t types = 0;         ///< Type
+  bool exclusive = false;    ///< Minimum/Maximum
+  bool annotate = true;      ///< Contains: marks items for unevaluatedItems (2020-12)
+  Num num;                   ///< MultipleOf/Minimum/Maximum
+  uint64_t count = 0;        ///< Min*/Max* counts, RestItems start, Contains min
+  int64_t max = -1;          ///< Contains max (-1: none)
+  uint32_t regex = 0;        ///< Pattern
+  formats::Checker format = nullptr;
+  std::vector<uint32_t> kids;   ///< subschemas (AllOf.., PrefixItems, Contains/Not/.. use kids[0])
+  std::vector<const Json*> consts;  ///< Enum / Const
+  std::vector<uint32_t> keys;       ///< Required / DependentRequired / DependentSchemas keys
+  std::vector<std::vector<uint32_t>> dep_keys;  ///< DependentRequired: required keys per key
+  // Props: properties (key ids + subschemas), open-addressing table over them, patterns.
+  std::vector<std::pair<uint32_t, uint32_t>> props;
+  std::vector<int32_t> slots;
+  std::vector<std::pair<uint32_t, uint32_t>> patterns;  ///< (regex, subschema)
+  int64_t additional = -1;  ///< additionalProperties subschema
+  int64_t then_ = -1, else_ = -1;  ///< IfThenElse (kids[0] is `if`)
+  std::string anchor;       ///< DynamicRef anchor name
+  bool dynamic = false;     ///< DynamicRef/RecursiveRef: resolve through the dynamic scope
+};
+
+/// One compiled subschema.
+struct Node {
+  int8_t boolean = -1;       ///< 0/1 for boolean schemas (and `{}` = 1), -1 otherwise
+  bool tracks = false;       ///< has unevaluated*: evaluates with annotations
+  uint32_t first = 0, count = 0;  ///< keyword range
+  uint32_t resource = 0;     ///< schema resource containing it (for the dynamic scope)
+};
+
+/// A schema resource (document root or subschema with `$id`), for dynamic references.
+struct Resource {
+  std::unordered_map<std::string, uint32_t> dynamic_anchors;  ///< name -> subschema
+  bool recursive_anchor = false;
+  uint32_t root = 0;
+};
+
+/// The compiled, immutable program. Safe to evaluate from many threads at once.
+struct Program {
+  std::vector<Node> nodes;
+  std::vector<Keyword> keywords;
+  std::vector<std::string> keys;     ///< property names used by the program
+  std::vector<uint64_t> key_hashes;  ///< hash_key(keys[i])
+  std::vector<Regex> regexes;
+  std::vector<Resource> resources;
+  std::vector<std::unique_ptr<Json>> docs;  ///< owned documents (values referenced by keywords)
+  uint32_t root = 0;
+  bool dynamic = false;  ///< uses $dynamicRef/$recursiveRef: evaluation tracks the dynamic scope
+  Dialect dialect = Dialect::Draft202012;
+  Limits limits;
+
+  /// Index of `key` in keys, for Props lookups (-1 when absent).
+  int64_t find_prop(const Keyword& kw, std::string_view key, uint64_t hash) const;
+};
+
+/// Hash of a property name as the Props tables use it.
+uint64_t hash_key(std::string_view s);
+
+/// Compiles a schema (a Json document) into a program. Checks it against its dialect's
+/// metaschema. Throws SchemaError.
+std::shared_ptr<const Program> compile(Json schema, const Options& options);
+
+/// The embedded official metaschemas: (URI without '#', JSON text).
+const std::vector<std::pair<std::string_view, std::string_view>>& metaschemas();
+
+/// Number of UTF-8 code points in s.
+size_t utf8_length(std::string_view s);
+
+}  // namespace mcp_native::schema

@@ -1,0 +1,672 @@
+// Evaluation of a compiled program, written once over an instance view.
+//
+// A view V is a traits class describing one representation of JSON values:
+//   using Value; struct Env;                       // a value handle; per-call context
+//   static Kind kind(const Env&, Value);           // may throw InstanceError
+//   static bool boolean(Value); static Num num(const Env&, Value);
+//   static std::string_view str(const Env&, Value); static size_t str_len(Value);
+//   static size_t arr_size(Value); static size_t obj_size(Value);
+//   static bool arr_each(const Env&, Value, F)     // F(size_t index, Value) -> bool (continue)
+//   static bool obj_each(const Env&, Value, F)     // F(std::string_view key, Value) -> bool
+//   static bool find(const Env&, Value obj, const Program&, uint32_t key, Value& out);
+//   static constexpr bool kFastLookup;             // find() beats iterating the members
+// The valid path (Collect = false) returns a bool, short-circuits and allocates nothing outside
+// uniqueItems and annotation tracking. Collect = true records every error with its paths.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mcp_native/schema.hpp"
+
+namespace mcp_native::schema {
+
+/// Hard bound on nested subschema evaluations (a safety net beyond the compile-time `$ref`
+/// cycle check and the instance depth limit).
+inline constexpr uint32_t kMaxRecursion = 6000;
+
+/// A view over the engine's own Json values (schema constants, metaschema checks).
+struct JsonView {
+  using Value = const Json*;
+  struct Env {};
+  static constexpr bool kFastLookup = false;
+  static Kind kind(const Env&, Value v) {
+    switch (v->t) {
+      case Json::T::Null: return Kind::Null;
+      case Json::T::Bool: return Kind::Bool;
+      case Json::T::String: return Kind::String;
+      case Json::T::Array: return Kind::Array;
+      case Json::T::Object: return Kind::Object;
+      default: return Kind::Number;
+    }
+  }
+  static bool boolean(Value v) { return v->b; }
+  static Num num(const Env&, Value v) { return num_of(*v); }
+  static std::string_view str(const Env&, Value v) { return v->s; }
+  static size_t str_len(Value v) { return utf8_length(v->s); }
+  static size_t arr_size(Value v) { return v->arr.size(); }
+  static size_t obj_size(Value v) { return v->obj.size(); }
+  template <class F> static bool arr_each(const Env&, Value v, F&& f) {
+    for (size_t i = 0; i < v->arr.size(); ++i)
+      if (!f(i, &v->arr[i])) return false;
+    return true;
+  }
+  template <class F> static bool obj_each(const Env&, Value v, F&& f) {
+    for (auto& [k, x] : v->obj)
+      if (!f(std::string_view(k), &x)) return false;
+    return true;
+  }
+  static bool find(const Env&, Value v, const Program& p, uint32_t key, Value& out) {
+    out = v->get(p.keys[key]);
+    return out != nullptr;
+  }
+};
+
+/// A view of a bare string (property names under `propertyNames`).
+struct StrView {
+  using Value = std::string_view;
+  struct Env {};
+  static constexpr bool kFastLookup = false;
+  static Kind kind(const Env&, Value) { return Kind::String; }
+  static bool boolean(Value) { return false; }
+  static Num num(const Env&, Value) { return {}; }
+  static std::string_view str(const Env&, Value v) { return v; }
+  static size_t str_len(Value v) { return utf8_length(v); }
+  static size_t arr_size(Value) { return 0; }
+  static size_t obj_size(Value) { return 0; }
+  template <class F> static bool arr_each(const Env&, Value, F&&) { return true; }
+  template <class F> static bool obj_each(const Env&, Value, F&&) { return true; }
+  static bool find(const Env&, Value, const Program&, uint32_t, Value&) { return false; }
+};
+
+/// JSON equality across two views: 1 == 1.0, true != 1, objects compare unordered.
+template <class A, class B>
+bool json_equal(const typename A::Env& ea, typename A::Value a, const typename B::Env& eb,
+                typename B::Value b, uint32_t depth, uint32_t max_depth) {
+  if (depth > max_depth) throw LimitError("instance nesting depth exceeds max_instance_depth=" + std::to_string(max_depth));
+  Kind ka = A::kind(ea, a), kb = B::kind(eb, b);
+  if (ka != kb) return false;
+  switch (ka) {
+    case Kind::Null: return true;
+    case Kind::Bool: return A::boolean(a) == B::boolean(b);
+    case Kind::Number: return compare(A::num(ea, a), B::num(eb, b)) == 0;
+    case Kind::String: return A::str(ea, a) == B::str(eb, b);
+    case Kind::Array: {
+      if (A::arr_size(a) != B::arr_size(b)) return false;
+      std::vector<typename B::Value> items;
+      B::arr_each(eb, b, [&](size_t, typename B::Value x) { items.push_back(x); return true; });
+      return A::arr_each(ea, a, [&](size_t i, typename A::Value x) {
+        return json_equal<A, B>(ea, x, eb, items[i], depth + 1, max_depth);
+      });
+    }
+    case Kind::Object: {
+      if (A::obj_size(a) != B::obj_size(b)) return false;
+      std::vector<std::pair<std::string_view, typename B::Value>> members;
+      B::obj_each(eb, b, [&](std::string_view k, typename B::Value x) { members.emplace_back(k, x); return true; });
+      return A::obj_each(ea, a, [&](std::string_view k, typename A::Value x) {
+        for (auto& [mk, mv] : members)
+          if (mk == k) return json_equal<A, B>(ea, x, eb, mv, depth + 1, max_depth);
+        return false;
+      });
+    }
+  }
+  return false;
+}
+
+/// Evaluated properties and items of one instance (for unevaluated*).
+struct Annot {
+  bool all_props = false;
+  bool all_items = false;
+  uint64_t prefix = 0;
+  std::vector<std::string_view> props;
+  std::vector<uint64_t> items;
+  void merge(const Annot& o) {
+    all_props |= o.all_props;
+    all_items |= o.all_items;
+    prefix = std::max(prefix, o.prefix);
+    props.insert(props.end(), o.props.begin(), o.props.end());
+    items.insert(items.end(), o.items.begin(), o.items.end());
+  }
+  bool has_prop(std::string_view k) const {
+    return all_props || std::find(props.begin(), props.end(), k) != props.end();
+  }
+  bool has_item(uint64_t i) const {
+    return all_items || i < prefix || std::find(items.begin(), items.end(), i) != items.end();
+  }
+};
+
+/// Work counters shared by nested evaluations of one call.
+struct Counters {
+  uint64_t steps = 0;
+  uint32_t depth = 0;      ///< instance nesting
+  uint32_t recursion = 0;  ///< nested subschema evaluations
+};
+
+/// An error found in Collect mode.
+template <class Value>
+struct EvalError {
+  std::string keyword;        ///< failing keyword ("false" for a false schema)
+  const Json* value = nullptr;  ///< the keyword's value in the schema
+  std::vector<PathTok> instance_path, schema_path;
+  Value instance{};
+  bool instance_is_key = false;  ///< the instance is the property name `key`
+  std::string key;
+  std::vector<std::string> extra;  ///< message details (missing/unexpected names, indices)
+};
+
+template <class V, bool Collect>
+class Evaluator {
+ public:
+  using Value = typename V::Value;
+  using Env = typename V::Env;
+
+  Evaluator(const Program& p, const Env& env, Counters& c) : P(p), env_(env), c_(c) {}
+
+  /// Evaluates the root schema.
+  bool run(Value v) { return schema(P.root, v, nullptr); }
+  /// Evaluates subschema `si`.
+  bool run_at(uint32_t si, Value v) { return schema(si, v, nullptr); }
+
+  std::vector<EvalError<Value>> errors;
+  std::vector<PathTok> ipath, spath;  ///< Collect: current locations
+  std::vector<uint32_t> scope;        ///< dynamic scope (resources), when P.dynamic
+
+ private:
+  const Program& P;
+  const Env& env_;
+  Counters& c_;
+  int mute_ = 0;
+
+  bool collecting() const { return Collect && mute_ == 0; }
+
+  void fail(const Keyword& kw, Value v, std::vector<std::string> extra = {}) {
+    if (!collecting()) return;
+    fail_named(kw.name, kw.value, v, std::move(extra));
+  }
+  void fail_named(std::string_view name, const Json* value, Value v, std::vector<std::string> extra = {}) {
+    if (!collecting()) return;
+    EvalError<Value> e;
+    e.keyword = std::string(name);
+    e.value = value;
+    e.instance_path = ipath;
+    e.schema_path = spath;
+    if (name != "false") e.schema_path.push_back(PathTok::of(name));
+    e.instance = v;
+    e.extra = std::move(extra);
+    errors.push_back(std::move(e));
+  }
+
+  struct Depth {
+    Counters& c;
+    Depth(Counters& c_, uint32_t max) : c(c_) {
+      if (++c.depth > max)
+        throw LimitError("instance nesting depth exceeds max_instance_depth=" + std::to_string(max));
+    }
+    ~Depth() { --c.depth; }
+  };
+
+  // Applies subschema si to a member/item of the instance (the instance path grows by `at`).
+  template <class Tok>
+  bool sub(uint32_t si, Value v, const Tok& at, std::initializer_list<PathTok> spath_toks) {
+    Depth d(c_, P.limits.max_instance_depth);
+    if (!collecting()) return schema(si, v, nullptr);
+    size_t is = ipath.size(), ss = spath.size();
+    ipath.push_back(at);
+    spath.insert(spath.end(), spath_toks);
+    bool ok = schema(si, v, nullptr);
+    ipath.resize(is);
+    spath.resize(ss);
+    return ok;
+  }
+  // Applies subschema si to the same instance.
+  bool inplace(uint32_t si, Value v, Annot* an, std::initializer_list<PathTok> spath_toks) {
+    if (!collecting()) return schema(si, v, an);
+    size_t ss = spath.size();
+    spath.insert(spath.end(), spath_toks);
+    bool ok = schema(si, v, an);
+    spath.resize(ss);
+    return ok;
+  }
+  bool quiet(uint32_t si, Value v, Annot* an) {
+    ++mute_;
+    bool ok;
+    try {
+      ok = schema(si, v, an);
+    } catch (...) {
+      --mute_;
+      throw;
+    }
+    --mute_;
+    return ok;
+  }
+
+  bool schema(uint32_t si, Value v, Annot* up) {
+    const Node& n = P.nodes[si];
+    if (n.boolean >= 0) {
+      if (!n.boolean) fail_named("false", nullptr, v);
+      return n.boolean;
+    }
+    if (++c_.steps > P.limits.max_steps)
+      throw LimitError("evaluation work exceeds max_steps=" + std::to_string(P.limits.max_steps));
+    struct Rec {
+      Counters& c;
+      explicit Rec(Counters& c_) : c(c_) {
+        if (++c.recursion > kMaxRecursion)
+          throw LimitError("subschema recursion exceeds " + std::to_string(kMaxRecursion) + " levels");
+      }
+      ~Rec() { --c.recursion; }
+    } rec(c_);
+    bool pushed = false;
+    if (P.dynamic && (scope.empty() || scope.back() != n.resource)) {
+      scope.push_back(n.resource);
+      pushed = true;
+    }
+    Kind k = V::kind(env_, v);
+    Annot local;
+    Annot* an = (n.tracks || up) ? &local : nullptr;
+    bool ok = true;
+    for (uint32_t i = n.first, e = n.first + n.count; i < e; ++i) {
+      if (!keyword(P.keywords[i], k, v, an)) {
+        ok = false;
+        if (!collecting()) break;
+      }
+    }
+    if (pushed) scope.pop_back();
+    if (ok && up) up->merge(local);
+    return ok;
+  }
+
+  bool is_type(uint8_t types, Kind k, Value v) {
+    switch (k) {
+      case Kind::Null: return types & kNull;
+      case Kind::Bool: return types & kBool;
+      case Kind::String: return types & kString;
+      case Kind::Array: return types & kArray;
+      case Kind::Object: return types & kObject;
+      case Kind::Number: return (types & kNumber) || ((types & kInteger) && V::num(env_, v).is_integer());
+    }
+    return false;
+  }
+
+  uint32_t dynamic_target(const Keyword& kw) {
+    if (kw.op == Op::DynamicRef) {
+      for (uint32_t r : scope) {
+        auto it = P.resources[r].dynamic_anchors.find(kw.anchor);
+        if (it != P.resources[r].dynamic_anchors.end()) return it->second;
+      }
+      return kw.kids[0];
+    }
+    // $recursiveRef: the outermost of the innermost run of resources with $recursiveAnchor.
+    uint32_t target = kw.kids[0];
+    for (size_t i = scope.size(); i-- > 0;) {
+      const Resource& r = P.resources[scope[i]];
+      if (!r.recursive_anchor) break;
+      target = r.root;
+    }
+    return target;
+  }
+
+  bool keyword(const Keyword& kw, Kind k, Value v, Annot* an) {
+    switch (kw.op) {
+      case Op::Type:
+        if (is_type(kw.types, k, v)) return true;
+        fail(kw, v);
+        return false;
+      case Op::Enum:
+        for (const Json* c : kw.consts)
+          if (json_equal<V, JsonView>(env_, v, {}, c, 0, P.limits.max_instance_depth)) return true;
+        fail(kw, v);
+        return false;
+      case Op::Const:
+        if (json_equal<V, JsonView>(env_, v, {}, kw.consts[0], 0, P.limits.max_instance_depth)) return true;
+        fail(kw, v);
+        return false;
+      case Op::MultipleOf:
+        if (k != Kind::Number || is_multiple(V::num(env_, v), kw.num)) return true;
+        fail(kw, v);
+        return false;
+      case Op::Minimum:
+      case Op::Maximum: {
+        if (k != Kind::Number) return true;
+        int c = compare(V::num(env_, v), kw.num);
+        if (kw.op == Op::Maximum) c = -c;
+        if (kw.exclusive ? c > 0 : c >= 0) return true;
+        fail(kw, v);
+        return false;
+      }
+      case Op::MinLength:
+      case Op::MaxLength: {
+        if (k != Kind::String) return true;
+        size_t n = V::str_len(v);
+        if (kw.op == Op::MinLength ? n >= kw.count : n <= kw.count) return true;
+        fail(kw, v);
+        return false;
+      }
+      case Op::Pattern:
+        if (k != Kind::String || search(kw.regex, V::str(env_, v))) return true;
+        fail(kw, v);
+        return false;
+      case Op::Format:
+        if (k != Kind::String || kw.format(V::str(env_, v))) return true;
+        fail(kw, v);
+        return false;
+      case Op::MinItems:
+      case Op::MaxItems: {
+        if (k != Kind::Array) return true;
+        size_t n = V::arr_size(v);
+        if (kw.op == Op::MinItems ? n >= kw.count : n <= kw.count) return true;
+        fail(kw, v);
+        return false;
+      }
+      case Op::MinProperties:
+      case Op::MaxProperties: {
+        if (k != Kind::Object) return true;
+        size_t n = V::obj_size(v);
+        if (kw.op == Op::MinProperties ? n >= kw.count : n <= kw.count) return true;
+        fail(kw, v);
+        return false;
+      }
+      case Op::UniqueItems: {
+        if (k != Kind::Array) return true;
+        std::vector<Value> items;
+        V::arr_each(env_, v, [&](size_t, Value x) { items.push_back(x); return true; });
+        for (size_t i = 0; i < items.size(); ++i)
+          for (size_t j = i + 1; j < items.size(); ++j)
+            if (json_equal<V, V>(env_, items[i], env_, items[j], 1, P.limits.max_instance_depth)) {
+              fail(kw, v);
+              return false;
+            }
+        return true;
+      }
+      case Op::PrefixItems: {
+        if (k != Kind::Array) return true;
+        bool ok = true;
+        size_t n = kw.kids.size();
+        V::arr_each(env_, v, [&](size_t i, Value x) {
+          if (i >= n) return false;
+          if (!sub(kw.kids[i], x, PathTok::at(i), {PathTok::of(kw.name), PathTok::at(i)})) {
+            ok = false;
+            return collecting();
+          }
+          return true;
+        });
+        if (an) an->prefix = std::max<uint64_t>(an->prefix, std::min(n, V::arr_size(v)));
+        return ok;
+      }
+      case Op::RestItems: {
+        if (k != Kind::Array) return true;
+        if (V::arr_size(v) <= kw.count) return true;
+        bool ok = true;
+        const bool false_schema = P.nodes[kw.kids[0]].boolean == 0;
+        if (false_schema) {  // one error listing the extra items, like the reference
+          if (collecting()) fail(kw, v, {std::to_string(V::arr_size(v) - kw.count)});
+          return false;
+        }
+        V::arr_each(env_, v, [&](size_t i, Value x) {
+          if (i < kw.count) return true;
+          if (!sub(kw.kids[0], x, PathTok::at(i), {PathTok::of(kw.name)})) {
+            ok = false;
+            return collecting();
+          }
+          return true;
+        });
+        if (an) an->all_items = true;
+        return ok;
+      }
+      case Op::Contains: {
+        if (k != Kind::Array) return true;
+        uint64_t matches = 0;
+        const bool track = an && kw.annotate;
+        V::arr_each(env_, v, [&](size_t i, Value x) {
+          Depth d(c_, P.limits.max_instance_depth);
+          if (quiet(kw.kids[0], x, nullptr)) {
+            ++matches;
+            if (track) an->items.push_back(i);
+          }
+          return track || kw.max >= 0 || matches < kw.count;
+        });
+        if (matches >= kw.count && (kw.max < 0 || matches <= (uint64_t)kw.max)) return true;
+        fail(kw, v, {std::to_string(matches)});
+        return false;
+      }
+      case Op::Required: {
+        if (k != Kind::Object) return true;
+        bool ok = true;
+        Value out{};
+        for (uint32_t key : kw.keys) {
+          if (!V::find(env_, v, P, key, out)) {
+            ok = false;
+            if (!collecting()) return false;
+            fail(kw, v, {P.keys[key]});
+          }
+        }
+        return ok;
+      }
+      case Op::Props: return props(kw, k, v, an);
+      case Op::PropertyNames: {
+        if (k != Kind::Object) return true;
+        bool ok = true;
+        V::obj_each(env_, v, [&](std::string_view key, Value) {
+          StrView::Env se;
+          Evaluator<StrView, Collect> ev(P, se, c_);
+          ev.mute_ = mute_;
+          ev.ipath = ipath;
+          if (collecting()) {
+            ev.spath = spath;
+            ev.spath.push_back(PathTok::of(kw.name));
+          }
+          if (!ev.run_at(kw.kids[0], key)) {
+            ok = false;
+            for (auto& e : ev.errors) {
+              EvalError<Value> x;
+              x.keyword = std::move(e.keyword);
+              x.value = e.value;
+              x.instance_path = std::move(e.instance_path);
+              x.schema_path = std::move(e.schema_path);
+              x.instance_is_key = true;
+              x.key = std::string(key);
+              x.extra = std::move(e.extra);
+              errors.push_back(std::move(x));
+            }
+            return collecting();
+          }
+          return true;
+        });
+        return ok;
+      }
+      case Op::DependentRequired: {
+        if (k != Kind::Object) return true;
+        bool ok = true;
+        Value out{};
+        for (size_t i = 0; i < kw.keys.size(); ++i) {
+          if (!V::find(env_, v, P, kw.keys[i], out)) continue;
+          for (uint32_t dep : kw.dep_keys[i]) {
+            if (!V::find(env_, v, P, dep, out)) {
+              ok = false;
+              if (!collecting()) return false;
+              fail(kw, v, {P.keys[dep], P.keys[kw.keys[i]]});
+            }
+          }
+        }
+        return ok;
+      }
+      case Op::DependentSchemas: {
+        if (k != Kind::Object) return true;
+        bool ok = true;
+        Value out{};
+        for (size_t i = 0; i < kw.keys.size(); ++i) {
+          if (!V::find(env_, v, P, kw.keys[i], out)) continue;
+          if (!inplace(kw.kids[i], v, an, {PathTok::of(kw.name), PathTok::of(P.keys[kw.keys[i]])})) {
+            ok = false;
+            if (!collecting()) return false;
+          }
+        }
+        return ok;
+      }
+      case Op::AllOf: {
+        bool ok = true;
+        for (size_t i = 0; i < kw.kids.size(); ++i) {
+          if (!inplace(kw.kids[i], v, an, {PathTok::of(kw.name), PathTok::at(i)})) {
+            ok = false;
+            if (!collecting()) return false;
+          }
+        }
+        return ok;
+      }
+      case Op::AnyOf: {
+        bool ok = false;
+        for (uint32_t kid : kw.kids) {
+          if (quiet(kid, v, an)) {
+            ok = true;
+            if (!an) break;  // annotations need every passing branch
+          }
+        }
+        if (!ok) fail(kw, v);
+        return ok;
+      }
+      case Op::OneOf: {
+        std::vector<std::string> passing;
+        size_t n = 0;
+        for (size_t i = 0; i < kw.kids.size(); ++i) {
+          if (quiet(kw.kids[i], v, n == 0 ? an : nullptr)) {
+            if (collecting()) passing.push_back(std::to_string(i));
+            if (++n > 1 && !collecting()) break;
+          }
+        }
+        if (n == 1) return true;
+        fail(kw, v, std::move(passing));
+        return false;
+      }
+      case Op::Not:
+        if (!quiet(kw.kids[0], v, nullptr)) return true;
+        fail(kw, v);
+        return false;
+      case Op::IfThenElse: {
+        if (kw.then_ < 0 && kw.else_ < 0 && !an) return true;  // only its annotations matter
+        if (quiet(kw.kids[0], v, an)) {
+          return kw.then_ < 0 || inplace((uint32_t)kw.then_, v, an, {PathTok::of("then")});
+        }
+        return kw.else_ < 0 || inplace((uint32_t)kw.else_, v, an, {PathTok::of("else")});
+      }
+      case Op::Ref: return inplace(kw.kids[0], v, an, {PathTok::of(kw.name)});
+      case Op::DynamicRef:
+      case Op::RecursiveRef:
+        return inplace(kw.dynamic ? dynamic_target(kw) : kw.kids[0], v, an, {PathTok::of(kw.name)});
+      case Op::UnevaluatedItems: {
+        if (k != Kind::Array) return true;
+        bool ok = true;
+        std::vector<std::string> bad;
+        V::arr_each(env_, v, [&](size_t i, Value x) {
+          if (an->has_item(i)) return true;
+          Depth d(c_, P.limits.max_instance_depth);
+          if (!quiet(kw.kids[0], x, nullptr)) {
+            ok = false;
+            if (!collecting()) return false;
+            bad.push_back(std::to_string(i));
+          }
+          return true;
+        });
+        if (!ok) {
+          fail(kw, v, std::move(bad));
+          return false;
+        }
+        an->all_items = true;
+        return true;
+      }
+      case Op::UnevaluatedProperties: {
+        if (k != Kind::Object) return true;
+        bool ok = true;
+        std::vector<std::string> bad;
+        V::obj_each(env_, v, [&](std::string_view key, Value x) {
+          if (an->has_prop(key)) return true;
+          Depth d(c_, P.limits.max_instance_depth);
+          if (!quiet(kw.kids[0], x, nullptr)) {
+            ok = false;
+            if (!collecting()) return false;
+            bad.emplace_back(key);
+          }
+          return true;
+        });
+        if (!ok) {
+          fail(kw, v, std::move(bad));
+          return false;
+        }
+        an->all_props = true;
+        return true;
+      }
+    }
+    return true;
+  }
+
+  bool search(uint32_t re, std::string_view s) {
+    try {
+      return P.regexes[re].search(s);
+    } catch (const RegexLimitError&) {
+      throw LimitError("pattern '" + P.regexes[re].pattern() + "' exceeded the regex engine's match limits");
+    }
+  }
+
+  bool props(const Keyword& kw, Kind k, Value v, Annot* an) {
+    if (k != Kind::Object) return true;
+    bool ok = true;
+    if (V::kFastLookup && kw.patterns.empty() && kw.additional < 0 && !an) {
+      Value x{};
+      for (auto [key, kid] : kw.props) {
+        if (!V::find(env_, v, P, key, x)) continue;
+        if (!sub(kid, x, PathTok::of(P.keys[key]), {PathTok::of("properties"), PathTok::of(P.keys[key])})) {
+          ok = false;
+          if (!collecting()) return false;
+        }
+      }
+      return ok;
+    }
+    const bool additional_false = kw.additional >= 0 && P.nodes[kw.additional].boolean == 0;
+    std::vector<std::string> unexpected;
+    V::obj_each(env_, v, [&](std::string_view key, Value x) {
+      bool matched = false;
+      if (!kw.props.empty()) {
+        int64_t slot = P.find_prop(kw, key, hash_key(key));
+        if (slot >= 0) {
+          matched = true;
+          uint32_t kid = kw.props[slot].second;
+          if (!sub(kid, x, PathTok::of(key), {PathTok::of("properties"), PathTok::of(key)})) {
+            ok = false;
+            if (!collecting()) return false;
+          }
+        }
+      }
+      for (auto [re, kid] : kw.patterns) {
+        if (!search(re, key)) continue;
+        matched = true;
+        if (!sub(kid, x, PathTok::of(key), {PathTok::of("patternProperties"), PathTok::of(P.regexes[re].pattern())})) {
+          ok = false;
+          if (!collecting()) return false;
+        }
+      }
+      if (!matched && kw.additional >= 0) {
+        if (additional_false) {
+          ok = false;
+          if (!collecting()) return false;
+          unexpected.emplace_back(key);
+          return true;
+        }
+        matched = true;
+        if (!sub((uint32_t)kw.additional, x, PathTok::of(key), {PathTok::of("additionalProperties")})) {
+          ok = false;
+          if (!collecting()) return false;
+        }
+      }
+      if (an && matched) an->props.push_back(key);
+      return true;
+    });
+    if (!unexpected.empty()) fail_named("additionalProperties", nullptr, v, std::move(unexpected));
+    return ok;
+  }
+
+  template <class, bool> friend class Evaluator;
+};
+
+}  // namespace mcp_native::schema

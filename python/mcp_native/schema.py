@@ -1,0 +1,183 @@
+"""Compiled JSON Schema validation: ``Validator`` and its ``Limits``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from ._core import SchemaValidator
+from .errors import SchemaError, ValidationError
+
+__all__ = ["Limits", "Validator"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds against schema and instance bombs; exceeding one raises ``SchemaError`` (while
+    compiling) or ``ValidationError`` with ``keyword == "limits"`` (while validating)."""
+
+    #: nesting depth of a schema (subschemas within subschemas)
+    max_schema_depth: int = 256
+    #: subschemas compiled for one validator (including those reached through ``$ref``)
+    max_subschemas: int = 100_000
+    #: nesting depth of an instance (lists/dicts, JSON arrays/objects)
+    max_instance_depth: int = 512
+    #: subschema evaluations per call (bounds exponential ``anyOf``/``oneOf`` bombs)
+    max_steps: int = 50_000_000
+
+
+def _limits(limits: Limits | Mapping[str, int] | None) -> tuple[int, int, int, int]:
+    if limits is None:
+        limits = Limits()
+    elif not isinstance(limits, Limits):
+        names = {f.name for f in fields(Limits)}
+        unknown = set(limits) - names
+        if unknown:
+            raise ValueError(f"unknown limits: {', '.join(sorted(unknown))}")
+        limits = Limits(**limits)
+    values = (limits.max_schema_depth, limits.max_subschemas, limits.max_instance_depth, limits.max_steps)
+    for f, v in zip(fields(Limits), values):
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1 or v >= 2**63:
+            raise ValueError(f"limit {f.name} must be a positive integer, not {v!r}")
+    return values  # type: ignore[return-value]
+
+
+def _document(schema: Any, what: str) -> Any:
+    if isinstance(schema, (str, bytes, bytearray, memoryview)):
+        try:
+            return json.loads(bytes(schema) if isinstance(schema, memoryview) else schema)
+        except ValueError as e:
+            raise SchemaError(f"{what} is not valid JSON: {e}") from None
+    return schema
+
+
+def _extras(names: list[str]) -> str:
+    return ", ".join(repr(n) for n in names) + (" was" if len(names) == 1 else " were")
+
+
+def _message(keyword: str, instance: Any, value: Any, extra: list[str]) -> str:
+    """Messages worded like python-jsonschema's."""
+    if keyword == "false":
+        return f"False schema does not allow {instance!r}"
+    if keyword == "type":
+        types = value if isinstance(value, list) else [value]
+        return f"{instance!r} is not of type {', '.join(repr(t) for t in types)}"
+    if keyword == "enum":
+        return f"{instance!r} is not one of {value!r}"
+    if keyword == "const":
+        return f"{value!r} was expected"
+    if keyword == "required":
+        return f"{extra[0]!r} is a required property"
+    if keyword in ("dependentRequired", "dependencies"):
+        return f"{extra[0]!r} is a dependency of {extra[1]!r}"
+    if keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        if isinstance(value, bool):  # draft-04 boolean exclusiveMaximum/Minimum
+            return f"{instance!r} is out of range"
+        relation = {
+            "minimum": "less than the minimum of",
+            "maximum": "greater than the maximum of",
+            "exclusiveMinimum": "less than or equal to the minimum of",
+            "exclusiveMaximum": "greater than or equal to the maximum of",
+        }[keyword]
+        return f"{instance!r} is {relation} {value!r}"
+    if keyword == "multipleOf":
+        return f"{instance!r} is not a multiple of {value!r}"
+    if keyword in ("minLength", "minItems"):
+        return f"{instance!r} should be non-empty" if value == 1 else f"{instance!r} is too short"
+    if keyword in ("maxLength", "maxItems"):
+        return f"{instance!r} is expected to be empty" if value == 0 else f"{instance!r} is too long"
+    if keyword == "minProperties":
+        return f"{instance!r} does not have enough properties"
+    if keyword == "maxProperties":
+        return f"{instance!r} has too many properties"
+    if keyword == "uniqueItems":
+        return f"{instance!r} has non-unique elements"
+    if keyword == "pattern":
+        return f"{instance!r} does not match {value!r}"
+    if keyword == "format":
+        return f"{instance!r} is not a {value!r}"
+    if keyword == "additionalProperties":
+        return f"Additional properties are not allowed ({_extras(extra)} unexpected)"
+    if keyword in ("additionalItems", "items"):
+        return f"Expected at most {len(instance) - int(extra[0])} items but found {extra[0]} extra"
+    if keyword == "unevaluatedProperties":
+        return f"Unevaluated properties are not allowed ({_extras(extra)} unexpected)"
+    if keyword == "unevaluatedItems":
+        return f"Unevaluated items are not allowed ({_extras([instance[int(i)] for i in extra])} unexpected)"
+    if keyword == "anyOf":
+        return f"{instance!r} is not valid under any of the given schemas"
+    if keyword == "oneOf":
+        if extra:
+            return f"{instance!r} is valid under each of {', '.join(repr(value[int(i)]) for i in extra)}"
+        return f"{instance!r} is not valid under any of the given schemas"
+    if keyword == "not":
+        return f"{instance!r} should not be valid under {value!r}"
+    if keyword == "contains":
+        return f"{instance!r} does not contain items matching the given schema"
+    return f"{instance!r} is not valid under {keyword!r}"
+
+
+def _build(raw: list[tuple[Any, ...]]) -> list[ValidationError]:
+    return [
+        ValidationError(_message(kw, inst, value, extra), ipath, spath, kw, inst)
+        for kw, ipath, spath, inst, value, extra in raw
+    ]
+
+
+class Validator(SchemaValidator):
+    """A JSON Schema compiled once; immutable and safe to share between threads.
+
+    ``schema`` is a dict or bool, or JSON text (``str``/``bytes``). ``dialect`` (a metaschema URI
+    or ``"2020-12"``, ``"2019-09"``, ``"draft-07"``, ``"draft-06"``, ``"draft-04"``) applies to a
+    schema without ``$schema``; the default is 2020-12. ``formats=True`` makes ``format`` an
+    assertion (in every dialect; otherwise it is an annotation). ``registry`` maps URIs to the
+    documents ``$ref`` may reach (nothing is fetched). ``limits`` is a ``Limits`` or a mapping
+    of some of its fields. Raises ``SchemaError``.
+    """
+
+    def __init__(
+        self,
+        schema: Any,
+        *,
+        dialect: str | None = None,
+        formats: bool = False,
+        registry: Mapping[str, Any] | None = None,
+        limits: Limits | Mapping[str, int] | None = None,
+    ) -> None:
+        docs = None
+        if registry is not None:
+            docs = {str(uri): _document(doc, f"registry document {uri!r}") for uri, doc in registry.items()}
+        super().__init__(_document(schema, "schema"), dialect, bool(formats), docs, _limits(limits))
+
+    def iter_errors(self, instance: Any) -> Iterator[ValidationError]:
+        """Every error of the instance (Python objects)."""
+        if self.is_valid(instance):
+            return iter(())
+        return iter(_build(self._errors(instance)))
+
+    def validate(self, instance: Any) -> None:
+        """Raise ``ValidationError`` (with ``errors`` listing all of them) unless valid."""
+        if not self.is_valid(instance):
+            _raise(_build(self._errors(instance)))
+
+    def iter_errors_json(self, data: bytes | bytearray | memoryview | str) -> Iterator[ValidationError]:
+        """Every error of the instance given as JSON text."""
+        if self.is_valid_json(data):
+            return iter(())
+        return iter(_build(self._errors_json(data)))
+
+    def validate_json(self, data: bytes | bytearray | memoryview | str) -> None:
+        """Raise ``ValidationError`` unless the JSON text is valid (``JSONDecodeError`` if it is
+        not JSON)."""
+        if not self.is_valid_json(data):
+            _raise(_build(self._errors_json(data)))
+
+
+def _raise(errors: list[ValidationError]) -> None:
+    if not errors:  # cannot happen unless the engine disagrees with itself
+        raise ValidationError("instance is invalid")
+    first = errors[0]
+    first.errors = errors
+    raise first

@@ -1,0 +1,81 @@
+"""The official JSON-Schema-Test-Suite, every test through is_valid (Python objects) and
+is_valid_json (bytes). Required tests must all pass; optional ones run too, with the known
+failures listed (strict xfail: a fixed one shows up)."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import SHARED
+
+import mcp_native
+
+SUITE = SHARED / "json-schema-test-suite"
+DRAFTS = {
+    "draft2020-12": "2020-12",
+    "draft2019-09": "2019-09",
+    "draft7": "draft-07",
+    "draft6": "draft-06",
+    "draft4": "draft-04",
+}
+
+# (draft, file stem, group description, test description) -> reason. Optional tests only.
+XFAIL: dict[tuple[str, str, str, str], str] = {}
+
+
+@lru_cache(maxsize=None)
+def registry() -> dict[str, Any]:
+    remotes = SUITE / "remotes"
+    return {
+        "http://localhost:1234/" + p.relative_to(remotes).as_posix(): json.loads(p.read_text())
+        for p in sorted(remotes.rglob("*.json"))
+    }
+
+
+def collect(optional: bool) -> list[Any]:
+    params = []
+    for draft in DRAFTS:
+        base = SUITE / "tests" / draft
+        files = sorted((base / "optional").rglob("*.json")) if optional else sorted(base.glob("*.json"))
+        for path in files:
+            rel = path.relative_to(base).with_suffix("").as_posix()
+            for gi, group in enumerate(json.loads(path.read_text())):
+                for ti, test in enumerate(group["tests"]):
+                    key = (draft, rel, group["description"], test["description"])
+                    marks = [pytest.mark.xfail(reason=XFAIL[key], strict=True)] if key in XFAIL else []
+                    params.append(pytest.param(draft, str(path), gi, ti, id=f"{draft}/{rel}/{gi}/{ti}", marks=marks))
+    return params
+
+
+@lru_cache(maxsize=None)
+def load(path: str) -> list[Any]:
+    return json.loads(Path(path).read_text())
+
+
+@lru_cache(maxsize=None)
+def validator(draft: str, path: str, gi: int) -> mcp_native.Validator:
+    formats = "/optional/format/" in path
+    return mcp_native.Validator(load(path)[gi]["schema"], dialect=DRAFTS[draft], formats=formats, registry=registry())
+
+
+def check(draft: str, path: str, gi: int, ti: int) -> None:
+    test = load(path)[gi]["tests"][ti]
+    v = validator(draft, path, gi)
+    assert v.is_valid(test["data"]) is test["valid"], "is_valid"
+    assert v.is_valid_json(json.dumps(test["data"]).encode()) is test["valid"], "is_valid_json"
+    assert (not list(v.iter_errors(test["data"]))) is test["valid"], "iter_errors"
+
+
+@pytest.mark.parametrize(("draft", "path", "gi", "ti"), collect(optional=False))
+def test_required(draft: str, path: str, gi: int, ti: int) -> None:
+    check(draft, path, gi, ti)
+
+
+@pytest.mark.parametrize(("draft", "path", "gi", "ti"), collect(optional=True))
+def test_optional(draft: str, path: str, gi: int, ti: int) -> None:
+    check(draft, path, gi, ti)
