@@ -188,7 +188,7 @@ def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
 
 
 def _schema_pool(schema: Any) -> tuple[list[str], list[Any]]:
-    """Property names and constants (enum/const/default values) found anywhere in a schema."""
+    """Property names and constants (enum and const values) found anywhere in a schema."""
     names: list[str] = []
     consts: list[Any] = []
     stack = [schema]
@@ -267,9 +267,8 @@ def _add(case: Case, label: str, instance: Any, seen: set[str]) -> None:
 
 
 def _uses_remote_refs(schema: Any) -> bool:
-    """True when a $ref leaves the document through an absolute URI with a host (or the metaschema)."""
-    text = json.dumps(schema)
-    return "localhost:1234" in text
+    """True when the schema refers to the suite's remote documents (served as localhost:1234)."""
+    return "localhost:1234" in json.dumps(schema)
 
 
 def build_cases(shared: Path) -> list[Case]:
@@ -423,6 +422,23 @@ def test_oracle_reports_bad_schemas_and_bad_input(tmp_path: Path) -> None:
     garbage.write_text("[{")
     proc = subprocess.run([str(ORACLE), str(garbage)], capture_output=True, timeout=60)
     assert proc.returncode == 2 and b"garbage.json" in proc.stderr
+
+
+def test_known_list_is_checked_both_ways() -> None:
+    case_id, label = "draft7/type.json::integer type matches integers", "t1"
+    assert (case_id, label) in KNOWN
+    case = Case(case_id, {"type": "integer"}, [label, "t0"], [1.0, 1])
+    # listed and diverging, unlisted and agreeing: clean
+    assert find_divergences([case], [{"valid": [False, True]}], [[True, True]]) == ([], [], {(case_id, label)})
+    # listed but agreeing: stale
+    unlisted, stale, _ = find_divergences([case], [{"valid": [True, True]}], [[True, True]])
+    assert not unlisted and len(stale) == 1 and "[t1]" in stale[0]
+    # unlisted and diverging
+    unlisted, stale, _ = find_divergences([case], [{"valid": [False, False]}], [[True, True]])
+    assert len(unlisted) == 1 and "[t0]" in unlisted[0] and not stale
+    # a schema one side rejects
+    unlisted, _, _ = find_divergences([case], [{"schema_error": "bad"}], [[True, True]])
+    assert len(unlisted) == 1 and "bad" in unlisted[0]
 
 
 def test_mutations_are_deterministic_and_varied() -> None:
