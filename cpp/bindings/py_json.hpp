@@ -10,7 +10,8 @@
 
 namespace mcp_native::bindings {
 
-/// Deepest nesting of lists/dicts that dump_py writes and loads accepts.
+/// Deepest level of a value that dump_py writes and loads accepts: the top-level value is at
+/// level 1, the items of a list or dict one level below it (so 1023 nested non-empty lists).
 inline constexpr int kMaxJsonDepth = 1024;
 
 /// Serialize obj as compact JSON into out, byte-identical to
@@ -33,5 +34,9 @@ void raise_decode_error(simdjson::error_code err, std::string_view doc);
 /// (including integers beyond 64 bits). Returns a new reference, or nullptr with
 /// mcp_native.JSONDecodeError set. Uses the module's shared parser: call with the GIL held.
 PyObject* parse_to_py(std::string_view doc);
+
+/// mcp_native.dumps and mcp_native.loads, as METH_FASTCALL | METH_KEYWORDS functions.
+PyObject* py_dumps(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+PyObject* py_loads(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 
 }  // namespace mcp_native::bindings

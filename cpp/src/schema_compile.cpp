@@ -169,7 +169,8 @@ struct Info {
   uint32_t resource;
   std::vector<PathTok> path;
   std::string doc;  // URI of the document ("" for the root document)
-  bool no_validation = false;
+  bool no_validation = false;     // custom metaschema without the validation vocabulary
+  bool format_assertion = false;  // custom metaschema with the format-assertion vocabulary
 };
 
 bool is_schema_kw_single(std::string_view k, Dialect d) {
@@ -258,7 +259,7 @@ class Compiler {
 
   // The dialect named by `$schema`; custom metaschemas from the registry are accepted when their
   // own `$schema` is an official dialect (their `$vocabulary` may drop the validation keywords).
-  Dialect dialect_of(const std::string& uri, bool& no_validation, const Info& at) {
+  Dialect dialect_of(const std::string& uri, Info& at) {
     Dialect d;
     if (dialect_from_name(uri, d)) return d;
     auto it = registry_.find(strip_empty_fragment(uri));
@@ -266,10 +267,15 @@ class Compiler {
       const Json* s = it->second->get("$schema");
       if (s && s->t == Json::T::String && dialect_from_name(s->s, d)) {
         if (const Json* voc = it->second->get("$vocabulary")) {
+          auto ends = [](const std::string& k, std::string_view tail) {
+            return k.size() > tail.size() && k.compare(k.size() - tail.size(), tail.size(), tail) == 0;
+          };
           bool has_validation = false;
-          for (auto& [k, v] : voc->obj)
-            if (k.size() > 11 && k.compare(k.size() - 11, 11, "/validation") == 0) has_validation = true;
-          no_validation = !has_validation;
+          for (auto& [k, v] : voc->obj) {
+            if (ends(k, "/vocab/validation")) has_validation = true;
+            if (ends(k, "/vocab/format-assertion")) at.format_assertion = true;
+          }
+          at.no_validation = !has_validation;
         }
         return d;
       }
@@ -300,7 +306,7 @@ class Compiler {
     bool anchor_id = id && d <= Dialect::Draft7 && !id->s.empty() && id->s[0] == '#';
     const Json* sch = j->get("$schema");
     if (sch && sch->t == Json::T::String && (resource_root || (id && !anchor_id))) {
-      at.dialect = d = dialect_of(sch->s, at.no_validation, at);
+      at.dialect = d = dialect_of(sch->s, at);
       id_kw = d == Dialect::Draft4 ? "id" : "$id";
       id = j->get(id_kw);
       if (id && (id->t != Json::T::String || (d <= Dialect::Draft7 && j->get("$ref")))) id = nullptr;
@@ -575,6 +581,7 @@ class Compiler {
           };
           if (v.t == Json::T::Array) for (auto& t : v.arr) add(t);
           else add(v);
+          x.exclusive = d == Dialect::Draft4;  // there, 1.0 is a number but not an integer
           kws.push_back(std::move(x));
         } else if (k == "enum") {
           if (v.t != Json::T::Array) error("'enum' must be an array", at, k);
@@ -617,7 +624,7 @@ class Compiler {
           x.regex = regex(v.s, at, k);
           kws.push_back(std::move(x));
         } else if (k == "format") {
-          if (opt.formats && v.t == Json::T::String) {
+          if ((opt.formats || at.format_assertion) && v.t == Json::T::String) {
             if (auto f = formats::find(v.s)) {
               Keyword x = kw(Op::Format, k, &v);
               x.format = f;
@@ -686,7 +693,7 @@ class Compiler {
           Keyword x = kw(Op::PropertyNames, k, &v);
           x.kids.push_back(child(&v, sub_info({PathTok::of(k)})));
           kws.push_back(std::move(x));
-        } else if ((k == "dependencies" && d <= Dialect::Draft7) || k == "dependentRequired" ||
+        } else if (k == "dependencies" || k == "dependentRequired" ||
                    k == "dependentSchemas") {
           if (d < Dialect::Draft201909 && k != "dependencies") continue;
           if (v.t != Json::T::Object) error("'" + k + "' must be an object", at, k);

@@ -9,6 +9,9 @@ from __future__ import annotations
 from . import _core
 from .errors import JSONDecodeError, SchemaError, ValidationError
 
+# JSON codec
+from ._core import dumps, loads
+
 # JSON Schema engine
 from .schema import Limits, Validator
 
@@ -21,4 +24,7 @@ __all__ = [
     "ValidationError",
     "Validator",
     "__version__",
+    # JSON codec
+    "dumps",
+    "loads",
 ]

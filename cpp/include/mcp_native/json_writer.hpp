@@ -43,8 +43,16 @@ class JsonWriter {
   std::size_t size() const noexcept { return len_; }
   /// The bytes written so far, as a view (invalidated by the next write).
   std::string_view view() const noexcept { return {buf_, len_}; }
+  /// Number of bytes the buffer holds before it must grow.
+  std::size_t capacity() const noexcept { return cap_; }
   /// Forgets the content, keeps the memory.
   void clear() noexcept { len_ = 0; }
+  /// Forgets the content and frees the memory.
+  void release() noexcept {
+    std::free(buf_);
+    buf_ = nullptr;
+    len_ = cap_ = 0;
+  }
   /// Drops the last `n` bytes (n <= size()).
   void truncate(std::size_t n) noexcept { len_ -= n; }
 

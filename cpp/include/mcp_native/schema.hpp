@@ -149,7 +149,7 @@ struct Keyword {
   std::string name;          ///< the keyword as written ("additionalItems", "dependencies", ...)
   const Json* value = nullptr;  ///< its value in the schema document (for messages)
   uint8_t types = 0;         ///< Type
-  bool exclusive = false;    ///< Minimum/Maximum
+  bool exclusive = false;    ///< Minimum/Maximum; Type: floats are never integers (draft-04)
   bool annotate = true;      ///< Contains: marks items for unevaluatedItems (2020-12)
   Num num;                   ///< MultipleOf/Minimum/Maximum
   uint64_t count = 0;        ///< Min*/Max* counts, RestItems start, Contains min

@@ -279,14 +279,19 @@ class Evaluator {
     return ok;
   }
 
-  bool is_type(uint8_t types, Kind k, Value v) {
+  bool is_type(uint8_t types, bool strict_int, Kind k, Value v) {
     switch (k) {
       case Kind::Null: return types & kNull;
       case Kind::Bool: return types & kBool;
       case Kind::String: return types & kString;
       case Kind::Array: return types & kArray;
       case Kind::Object: return types & kObject;
-      case Kind::Number: return (types & kNumber) || ((types & kInteger) && V::num(env_, v).is_integer());
+      case Kind::Number: {
+        if (types & kNumber) return true;
+        if (!(types & kInteger)) return false;
+        Num n = V::num(env_, v);
+        return strict_int ? n.k != Num::F || n.big : n.is_integer();
+      }
     }
     return false;
   }
@@ -312,7 +317,7 @@ class Evaluator {
   bool keyword(const Keyword& kw, Kind k, Value v, Annot* an) {
     switch (kw.op) {
       case Op::Type:
-        if (is_type(kw.types, k, v)) return true;
+        if (is_type(kw.types, kw.exclusive, k, v)) return true;
         fail(kw, v);
         return false;
       case Op::Enum:

@@ -1,0 +1,636 @@
+// The JSON codec on Python objects: the walker behind dumps and the builder behind loads.
+#include "py_json.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include "mcp_native/json_syntax.hpp"
+
+namespace mcp_native::bindings {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// dumps: walk Python objects in the order and with the rules of the json module's C encoder.
+
+class Dumper {
+ public:
+  Dumper(JsonWriter& w, PyObject* default_fn, bool sort_keys)
+      : w_(w), default_fn_(default_fn), sort_keys_(sort_keys) {}
+
+  bool value(PyObject* o) {
+    PyTypeObject* t = Py_TYPE(o);
+    if (t == &PyUnicode_Type) return str(o);
+    if (t == &PyDict_Type) return dict(o);
+    if (t == &PyList_Type) return list(o);
+    if (t == &PyLong_Type) return integer(o);
+    if (t == &PyFloat_Type) return real(o);
+    if (o == Py_None) return w_.write_null(), true;
+    if (o == Py_True) return w_.append("true"), true;
+    if (o == Py_False) return w_.append("false"), true;
+    if (t == &PyTuple_Type) return tuple(o);
+    return other(o);
+  }
+
+ private:
+  // Enters a non-empty container (or a default() call) on `o`, whose items sit one level
+  // deeper; false with ValueError past the limit.
+  bool enter(PyObject* o) {
+    if (depth_ < kMaxJsonDepth - 1) {
+      stack_[depth_++] = o;
+      return true;
+    }
+    for (int i = 0; i < depth_; ++i) {
+      if (stack_[i] == o) {
+        PyErr_SetString(PyExc_ValueError, "Circular reference detected");
+        return false;
+      }
+    }
+    PyErr_Format(PyExc_ValueError, "Nesting deeper than %d levels is not supported", kMaxJsonDepth);
+    return false;
+  }
+  void leave() { --depth_; }
+
+  bool str(PyObject* o) {
+    if (PyUnicode_IS_COMPACT_ASCII(o)) {
+      w_.write_string({static_cast<const char*>(PyUnicode_DATA(o)),
+                       static_cast<std::size_t>(PyUnicode_GET_LENGTH(o))});
+      return true;
+    }
+    Py_ssize_t n;
+    const char* s = PyUnicode_AsUTF8AndSize(o, &n);  // lone surrogates: UnicodeEncodeError
+    if (s == nullptr) return false;
+    w_.write_string({s, static_cast<std::size_t>(n)});
+    return true;
+  }
+
+  // Decimal text of an int, as int.__repr__ gives it (subclasses such as IntEnum included).
+  bool integer(PyObject* o) {
+    int overflow;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) {
+      if (v == -1 && PyErr_Occurred()) return false;
+      w_.write_int(v);
+      return true;
+    }
+    return big_integer(o, false);
+  }
+  bool big_integer(PyObject* o, bool quoted) {
+    PyObject* text = PyLong_Type.tp_repr(o);  // may raise past sys.get_int_max_str_digits()
+    if (text == nullptr) return false;
+    std::string_view digits(static_cast<const char*>(PyUnicode_DATA(text)),
+                            static_cast<std::size_t>(PyUnicode_GET_LENGTH(text)));
+    if (quoted) w_.put('"');
+    w_.append(digits);
+    if (quoted) w_.put('"');
+    Py_DECREF(text);
+    return true;
+  }
+
+  bool real(PyObject* o) {
+    if (w_.write_double(PyFloat_AS_DOUBLE(o))) return true;
+    out_of_range(o);
+    return false;
+  }
+  static void out_of_range(PyObject* o) {
+    PyErr_Format(PyExc_ValueError, "Out of range float values are not JSON compliant: %R", o);
+  }
+
+  bool list(PyObject* o) {
+    if (PyList_GET_SIZE(o) == 0) return w_.append("[]"), true;
+    if (!enter(o)) return false;
+    w_.put('[');
+    // The size is re-read each time: default() may run arbitrary code that resizes the list.
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) {
+      if (i) w_.put(',');
+      PyObject* item = PyList_GET_ITEM(o, i);
+      Py_INCREF(item);
+      const bool ok = value(item);
+      Py_DECREF(item);
+      if (!ok) return false;
+    }
+    w_.put(']');
+    leave();
+    return true;
+  }
+
+  bool tuple(PyObject* o) {
+    const Py_ssize_t n = PyTuple_GET_SIZE(o);
+    if (n == 0) return w_.append("[]"), true;
+    if (!enter(o)) return false;
+    w_.put('[');
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      if (i) w_.put(',');
+      if (!value(PyTuple_GET_ITEM(o, i))) return false;
+    }
+    w_.put(']');
+    leave();
+    return true;
+  }
+
+  // A dict key becomes a JSON string the way json.dumps converts it.
+  bool key(PyObject* k) {
+    if (PyUnicode_Check(k)) return str(k);
+    if (PyFloat_Check(k)) {
+      char buf[kMaxDoubleChars];
+      const double v = PyFloat_AS_DOUBLE(k);
+      if (!std::isfinite(v)) return out_of_range(k), false;
+      const std::size_t n = format_double(v, buf);
+      w_.put('"');
+      w_.append({buf, n});
+      w_.put('"');
+      return true;
+    }
+    if (k == Py_True) return w_.append("\"true\""), true;
+    if (k == Py_False) return w_.append("\"false\""), true;
+    if (k == Py_None) return w_.append("\"null\""), true;
+    if (PyLong_Check(k)) {
+      int overflow;
+      const long long v = PyLong_AsLongLongAndOverflow(k, &overflow);
+      if (overflow) return big_integer(k, true);
+      if (v == -1 && PyErr_Occurred()) return false;
+      w_.put('"');
+      w_.write_int(v);
+      w_.put('"');
+      return true;
+    }
+    PyErr_Format(PyExc_TypeError, "keys must be str, int, float, bool or None, not %.100s",
+                 Py_TYPE(k)->tp_name);
+    return false;
+  }
+
+  bool member(PyObject* k, PyObject* v, bool first) {
+    if (!first) w_.put(',');
+    if (!key(k)) return false;
+    w_.put(':');
+    return value(v);
+  }
+
+  bool dict(PyObject* o) {
+    if (PyDict_GET_SIZE(o) == 0) return w_.append("{}"), true;
+    if (sort_keys_ || !PyDict_CheckExact(o)) return dict_items(o);
+    if (!enter(o)) return false;
+    w_.put('{');
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    bool first = true;
+    while (PyDict_Next(o, &pos, &k, &v)) {
+      // Held while written: default() may run code that removes them from the dict.
+      Py_INCREF(k);
+      Py_INCREF(v);
+      const bool ok = member(k, v, first);
+      Py_DECREF(k);
+      Py_DECREF(v);
+      if (!ok) return false;
+      first = false;
+    }
+    w_.put('}');
+    leave();
+    return true;
+  }
+
+  // Dict subclasses and sort_keys go through items(), sorted as (key, value) tuples, exactly
+  // like the json module (so mixed key types fail to sort the same way).
+  bool dict_items(PyObject* o) {
+    PyObject* items = PyMapping_Items(o);
+    if (items == nullptr) return false;
+    bool ok = !sort_keys_ || PyList_Sort(items) == 0;
+    if (ok && PyList_GET_SIZE(items) == 0) {
+      w_.append("{}");
+    } else if (ok && (ok = enter(o))) {
+      w_.put('{');
+      for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(items); ++i) {
+        PyObject* item = PyList_GET_ITEM(items, i);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+          PyErr_SetString(PyExc_ValueError, "items must return 2-tuples");
+          ok = false;
+          break;
+        }
+        ok = member(PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1), i == 0);
+      }
+      if (ok) {
+        w_.put('}');
+        leave();
+      }
+    }
+    Py_DECREF(items);
+    return ok;
+  }
+
+  // Subclasses of the JSON types, then default().
+  bool other(PyObject* o) {
+    if (PyUnicode_Check(o)) return str(o);
+    if (PyLong_Check(o)) return integer(o);
+    if (PyFloat_Check(o)) return real(o);
+    if (PyList_Check(o) || PyTuple_Check(o)) {
+      // Like the json module: subclasses are iterated (namedtuple becomes a list).
+      PyObject* seq = PySequence_Fast(o, "");
+      if (seq == nullptr) return false;
+      const bool ok = PyList_Check(seq) ? list(seq) : tuple(seq);
+      Py_DECREF(seq);
+      return ok;
+    }
+    if (PyDict_Check(o)) return dict(o);
+    if (default_fn_ == nullptr) {
+      PyObject* name = PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(o)), "__name__");
+      if (name != nullptr) {
+        PyErr_Format(PyExc_TypeError, "Object of type %U is not JSON serializable", name);
+        Py_DECREF(name);
+      }
+      return false;
+    }
+    if (!enter(o)) return false;
+    PyObject* r = PyObject_CallOneArg(default_fn_, o);
+    if (r == nullptr) return false;
+    const bool ok = value(r);
+    Py_DECREF(r);
+    if (ok) leave();
+    return ok;
+  }
+
+  JsonWriter& w_;
+  PyObject* default_fn_;
+  bool sort_keys_;
+  int depth_ = 0;
+  PyObject* stack_[kMaxJsonDepth];  // open containers and default() inputs, for cycle messages
+};
+
+// ---------------------------------------------------------------------------------------------
+// loads: build Python objects from the simdjson DOM.
+
+bool is_ascii(const char* s, std::size_t n) {
+  std::size_t i = 0;
+  std::uint64_t acc = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s + i, 8);
+    acc |= w;
+  }
+  for (; i < n; ++i) acc |= static_cast<unsigned char>(s[i]);
+  return (acc & 0x8080808080808080ULL) == 0;
+}
+
+PyObject* make_str(std::string_view s) {
+  if (is_ascii(s.data(), s.size())) {
+    PyObject* u = PyUnicode_New(static_cast<Py_ssize_t>(s.size()), 127);
+    if (u != nullptr) std::memcpy(PyUnicode_DATA(u), s.data(), s.size());
+    return u;
+  }
+  return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "strict");
+}
+
+// Object keys repeat across a document and across documents: short ASCII keys are kept in a
+// small direct-mapped cache, so they are allocated and hashed once.
+constexpr std::size_t kKeyCacheSize = 1024;
+constexpr std::size_t kMaxCachedKey = 64;
+PyObject* g_key_cache[kKeyCacheSize];
+
+std::size_t key_slot(std::string_view s) {
+  std::uint64_t a = 0, b = 0;
+  const std::size_t n = s.size();
+  if (n >= 8) {
+    std::memcpy(&a, s.data(), 8);
+    std::memcpy(&b, s.data() + n - 8, 8);
+  } else {
+    std::memcpy(&a, s.data(), n);
+  }
+  const std::uint64_t h = (a * 0x9E3779B97F4A7C15ULL) ^ (b * 0xC2B2AE3D27D4EB4FULL) ^ n;
+  return static_cast<std::size_t>((h ^ (h >> 29)) * 0xBF58476D1CE4E5B9ULL >> 54) % kKeyCacheSize;
+}
+
+PyObject* make_key(std::string_view s) {
+  if (s.size() > kMaxCachedKey || !is_ascii(s.data(), s.size())) return make_str(s);
+  PyObject*& slot = g_key_cache[key_slot(s)];
+  if (slot != nullptr && static_cast<std::size_t>(PyUnicode_GET_LENGTH(slot)) == s.size() &&
+      std::memcmp(PyUnicode_DATA(slot), s.data(), s.size()) == 0) {
+    Py_INCREF(slot);
+    return slot;
+  }
+  PyObject* u = make_str(s);
+  if (u == nullptr) return nullptr;
+  if (PyObject_Hash(u) == -1) {  // computed once, cached in the str
+    Py_DECREF(u);
+    return nullptr;
+  }
+  Py_XSETREF(slot, u);
+  Py_INCREF(u);
+  return u;
+}
+
+// A parser and its padded input buffer, reused while the GIL is held. `busy` guards against
+// re-entry: object allocation can run a garbage collection, whose finalizers may call loads.
+struct Parser {
+  simdjson::dom::parser parser;
+  std::unique_ptr<char[]> buf;
+  std::size_t cap = 0;
+  bool busy = false;
+
+  simdjson::simdjson_result<simdjson::dom::element> parse(std::string_view doc) {
+    if (cap < doc.size() + simdjson::SIMDJSON_PADDING) {
+      cap = doc.size() + simdjson::SIMDJSON_PADDING + doc.size() / 2;
+      buf.reset(new char[cap]);
+    }
+    std::memcpy(buf.get(), doc.data(), doc.size());
+    std::memset(buf.get() + doc.size(), 0, simdjson::SIMDJSON_PADDING);
+    return parser.parse(buf.get(), doc.size(), false);
+  }
+  void release_if_big() {
+    if (cap > (std::size_t{1} << 22)) {  // don't keep memory from one huge document
+      parser = simdjson::dom::parser();
+      buf.reset();
+      cap = 0;
+    }
+  }
+};
+Parser* g_parser;
+
+PyObject* g_decode_error;  // mcp_native.errors.JSONDecodeError
+PyObject* g_json_loads;    // json.loads, for what simdjson cannot represent
+
+PyObject* cached_attr(PyObject*& slot, const char* module, const char* name) {
+  if (slot == nullptr) {
+    PyObject* m = PyImport_ImportModule(module);
+    if (m == nullptr) return nullptr;
+    slot = PyObject_GetAttrString(m, name);
+    Py_DECREF(m);
+  }
+  return slot;
+}
+
+void raise_at(const char* msg, std::string_view doc, std::size_t offset) {
+  PyObject* cls = cached_attr(g_decode_error, "mcp_native.errors", "JSONDecodeError");
+  if (cls == nullptr) return;
+  PyObject* text = PyUnicode_DecodeUTF8(doc.data(), static_cast<Py_ssize_t>(doc.size()), "replace");
+  if (text == nullptr) return;
+  // Character position: count the bytes that start a UTF-8 sequence.
+  Py_ssize_t pos = 0;
+  for (std::size_t i = 0; i < offset && i < doc.size(); ++i)
+    pos += (static_cast<unsigned char>(doc[i]) & 0xC0) != 0x80;
+  PyObject* exc = PyObject_CallFunction(cls, "sOn", msg, text, pos);
+  Py_DECREF(text);
+  if (exc != nullptr) {
+    PyErr_SetObject(cls, exc);
+    Py_DECREF(exc);
+  }
+}
+
+// simdjson rejected `doc` but it may still be valid JSON that simdjson cannot represent:
+// integers beyond 64 bits, numbers beyond the double range, escaped lone surrogates. Valid
+// documents are handed to json.loads (identical results by construction); invalid ones raise
+// with the position of their first error.
+PyObject* parse_fallback(simdjson::error_code err, std::string_view doc) {
+  const JsonSyntaxError e = find_json_error(doc, kMaxJsonDepth);
+  if (e.found) {
+    raise_at(e.message, doc, e.offset);
+    return nullptr;
+  }
+  if (err != simdjson::NUMBER_ERROR && err != simdjson::STRING_ERROR) {
+    raise_at(simdjson::error_message(err), doc, 0);
+    return nullptr;
+  }
+  PyObject* loads = cached_attr(g_json_loads, "json", "loads");
+  if (loads == nullptr) return nullptr;
+  PyObject* text = PyUnicode_DecodeUTF8(doc.data(), static_cast<Py_ssize_t>(doc.size()), "strict");
+  if (text == nullptr) return nullptr;
+  PyObject* r = PyObject_CallOneArg(loads, text);
+  Py_DECREF(text);
+  if (r == nullptr && PyErr_ExceptionMatches(PyExc_RecursionError)) {
+    PyErr_Clear();
+    raise_at("Document with numbers beyond 64 bits is nested too deeply", doc, 0);
+  }
+  return r;
+}
+
+}  // namespace
+
+bool dump_py(JsonWriter& out, PyObject* obj, PyObject* default_fn, bool sort_keys) {
+  try {
+    return Dumper(out, default_fn, sort_keys).value(obj);
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+    return false;
+  }
+}
+
+PyObject* element_to_py(simdjson::dom::element el) {
+  using simdjson::dom::element_type;
+  switch (el.type()) {
+    case element_type::OBJECT: {
+      simdjson::dom::object obj = el.get_object().value_unsafe();
+      PyObject* d = _PyDict_NewPresized(static_cast<Py_ssize_t>(obj.size()));
+      if (d == nullptr) return nullptr;
+      for (simdjson::dom::key_value_pair kv : obj) {
+        PyObject* k = make_key(kv.key);
+        if (k == nullptr) {
+          Py_DECREF(d);
+          return nullptr;
+        }
+        PyObject* v = element_to_py(kv.value);
+        // Duplicate keys: the last one wins, as in json.loads.
+        if (v == nullptr || PyDict_SetItem(d, k, v) < 0) {
+          Py_DECREF(k);
+          Py_XDECREF(v);
+          Py_DECREF(d);
+          return nullptr;
+        }
+        Py_DECREF(k);
+        Py_DECREF(v);
+      }
+      return d;
+    }
+    case element_type::ARRAY: {
+      simdjson::dom::array arr = el.get_array().value_unsafe();
+      PyObject* l = PyList_New(static_cast<Py_ssize_t>(arr.size()));
+      if (l == nullptr) return nullptr;
+      Py_ssize_t i = 0;
+      for (simdjson::dom::element item : arr) {
+        PyObject* v = element_to_py(item);
+        if (v == nullptr) {
+          Py_DECREF(l);
+          return nullptr;
+        }
+        PyList_SET_ITEM(l, i++, v);
+      }
+      return l;
+    }
+    case element_type::STRING:
+      return make_str(el.get_string().value_unsafe());
+    case element_type::INT64:
+      return PyLong_FromLongLong(el.get_int64().value_unsafe());
+    case element_type::UINT64:
+      return PyLong_FromUnsignedLongLong(el.get_uint64().value_unsafe());
+    case element_type::DOUBLE:
+      return PyFloat_FromDouble(el.get_double().value_unsafe());
+    case element_type::BOOL:
+      return Py_NewRef(el.get_bool().value_unsafe() ? Py_True : Py_False);
+    case element_type::NULL_VALUE:
+      return Py_NewRef(Py_None);
+  }
+  PyErr_SetString(PyExc_SystemError, "unknown JSON element type");
+  return nullptr;
+}
+
+void raise_decode_error(simdjson::error_code err, std::string_view doc) {
+  const JsonSyntaxError e = find_json_error(doc, kMaxJsonDepth);
+  if (e.found) {
+    raise_at(e.message, doc, e.offset);
+  } else {
+    raise_at(simdjson::error_message(err), doc, 0);
+  }
+}
+
+PyObject* parse_to_py(std::string_view doc) {
+  if (g_parser == nullptr) g_parser = new (std::nothrow) Parser();
+  // Re-entered (see Parser::busy): use a parser of our own.
+  std::unique_ptr<Parser> own;
+  Parser* p = g_parser;
+  if (p == nullptr || p->busy) {
+    own.reset(new (std::nothrow) Parser());
+    if (own == nullptr) return PyErr_NoMemory();
+    p = own.get();
+  }
+  simdjson::simdjson_result<simdjson::dom::element> r;
+  try {
+    r = p->parse(doc);
+  } catch (const std::bad_alloc&) {
+    return PyErr_NoMemory();
+  }
+  if (r.error()) {
+    p->release_if_big();
+    return parse_fallback(r.error(), doc);
+  }
+  p->busy = true;
+  PyObject* result = element_to_py(r.value_unsafe());
+  p->busy = false;
+  p->release_if_big();
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Python entry points, as METH_FASTCALL functions (see bind_json.cpp).
+
+namespace {
+
+JsonWriter* g_writer;  // reused between calls; a re-entrant call (from default()) uses its own
+bool g_writer_busy;
+
+bool kwarg_is(PyObject* name, const char* want) {
+  return PyUnicode_CompareWithASCIIString(name, want) == 0;
+}
+
+int too_many_positional(const char* fn, Py_ssize_t nargs) {
+  PyErr_Format(PyExc_TypeError, "%s() takes 1 positional argument but %zd were given", fn, nargs);
+  return -1;
+}
+
+}  // namespace
+
+PyObject* py_dumps(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  PyObject* obj = nargs >= 1 ? args[0] : nullptr;
+  PyObject* default_fn = nullptr;
+  bool sort_keys = false;
+  if (nargs > 1) return too_many_positional("dumps", nargs), nullptr;
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
+    PyObject* v = args[nargs + i];
+    if (kwarg_is(name, "default")) {
+      default_fn = v == Py_None ? nullptr : v;
+    } else if (kwarg_is(name, "sort_keys")) {
+      const int b = PyObject_IsTrue(v);
+      if (b < 0) return nullptr;
+      sort_keys = b;
+    } else if (kwarg_is(name, "obj") && obj == nullptr) {
+      obj = v;
+    } else {
+      PyErr_Format(PyExc_TypeError, "dumps() got an unexpected keyword argument '%U'", name);
+      return nullptr;
+    }
+  }
+  if (obj == nullptr) {
+    PyErr_SetString(PyExc_TypeError, "dumps() missing required argument 'obj'");
+    return nullptr;
+  }
+
+  if (g_writer == nullptr) g_writer = new (std::nothrow) JsonWriter();
+  JsonWriter own;
+  const bool shared = g_writer != nullptr && !g_writer_busy;
+  JsonWriter& w = shared ? *g_writer : own;
+  if (shared) g_writer_busy = true;
+  w.clear();
+  PyObject* result = nullptr;
+  if (dump_py(w, obj, default_fn, sort_keys)) {
+    result = PyBytes_FromStringAndSize(w.data(), static_cast<Py_ssize_t>(w.size()));
+  }
+  if (shared) {
+    g_writer_busy = false;
+    if (w.capacity() > (std::size_t{1} << 22)) w.release();  // don't keep a huge buffer
+  }
+  return result;
+}
+
+PyObject* py_loads(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  PyObject* data = nargs >= 1 ? args[0] : nullptr;
+  if (nargs > 1) return too_many_positional("loads", nargs), nullptr;
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
+    if (kwarg_is(name, "data") && data == nullptr) {
+      data = args[nargs + i];
+    } else {
+      PyErr_Format(PyExc_TypeError, "loads() got an unexpected keyword argument '%U'", name);
+      return nullptr;
+    }
+  }
+  if (data == nullptr) {
+    PyErr_SetString(PyExc_TypeError, "loads() missing required argument 'data'");
+    return nullptr;
+  }
+
+  if (PyBytes_Check(data)) {
+    return parse_to_py({PyBytes_AS_STRING(data), static_cast<std::size_t>(PyBytes_GET_SIZE(data))});
+  }
+  if (PyUnicode_Check(data)) {
+    if (PyUnicode_IS_COMPACT_ASCII(data)) {
+      return parse_to_py({static_cast<const char*>(PyUnicode_DATA(data)),
+                          static_cast<std::size_t>(PyUnicode_GET_LENGTH(data))});
+    }
+    Py_ssize_t n;
+    const char* s = PyUnicode_AsUTF8AndSize(data, &n);
+    if (s == nullptr) {
+      // A str holding a lone surrogate has no UTF-8 form: report where it is.
+      PyObject *type, *value, *tb;
+      PyErr_Fetch(&type, &value, &tb);
+      Py_ssize_t start = 0;
+      if (value != nullptr && PyUnicodeEncodeError_GetStart(value, &start) < 0) PyErr_Clear();
+      Py_XDECREF(type);
+      Py_XDECREF(value);
+      Py_XDECREF(tb);
+      PyObject* cls = cached_attr(g_decode_error, "mcp_native.errors", "JSONDecodeError");
+      if (cls == nullptr) return nullptr;
+      PyObject* exc = PyObject_CallFunction(cls, "sOn", "Lone surrogate is not valid in a JSON text", data, start);
+      if (exc != nullptr) {
+        PyErr_SetObject(cls, exc);
+        Py_DECREF(exc);
+      }
+      return nullptr;
+    }
+    return parse_to_py({s, static_cast<std::size_t>(n)});
+  }
+  if (PyByteArray_Check(data)) {
+    return parse_to_py({PyByteArray_AS_STRING(data), static_cast<std::size_t>(PyByteArray_GET_SIZE(data))});
+  }
+  if (PyMemoryView_Check(data)) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_C_CONTIGUOUS) < 0) return nullptr;
+    PyObject* r = parse_to_py({static_cast<const char*>(view.buf), static_cast<std::size_t>(view.len)});
+    PyBuffer_Release(&view);
+    return r;
+  }
+  PyErr_Format(PyExc_TypeError, "loads() argument must be bytes, bytearray, memoryview or str, not %.100s",
+               Py_TYPE(data)->tp_name);
+  return nullptr;
+}
+
+}  // namespace mcp_native::bindings

@@ -1,0 +1,185 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "mcp_native/json_syntax.hpp"
+#include "mcp_native/json_writer.hpp"
+
+using mcp_native::JsonWriter;
+
+namespace {
+
+std::string fmt(double v) {
+  char buf[mcp_native::kMaxDoubleChars];
+  return {buf, mcp_native::format_double(v, buf)};
+}
+
+std::string str(std::string_view s) {
+  JsonWriter w;
+  w.write_string(s);
+  return std::string(w.view());
+}
+
+}  // namespace
+
+TEST(JsonWriterFloat, LaidOutLikePythonRepr) {
+  // Expected strings are repr(float) from CPython.
+  EXPECT_EQ(fmt(0.0), "0.0");
+  EXPECT_EQ(fmt(-0.0), "-0.0");
+  EXPECT_EQ(fmt(1.0), "1.0");
+  EXPECT_EQ(fmt(-2.5), "-2.5");
+  EXPECT_EQ(fmt(0.1), "0.1");
+  EXPECT_EQ(fmt(100.0), "100.0");
+  EXPECT_EQ(fmt(123456.789), "123456.789");
+  EXPECT_EQ(fmt(1e15), "1000000000000000.0");
+  EXPECT_EQ(fmt(9999999999999998.0), "9999999999999998.0");
+  EXPECT_EQ(fmt(1e16), "1e+16");
+  EXPECT_EQ(fmt(1.5e16), "1.5e+16");
+  EXPECT_EQ(fmt(123456789012345680.0), "1.2345678901234568e+17");
+  EXPECT_EQ(fmt(1e22), "1e+22");
+  EXPECT_EQ(fmt(1e100), "1e+100");
+  EXPECT_EQ(fmt(1e-4), "0.0001");
+  EXPECT_EQ(fmt(0.00012345), "0.00012345");
+  EXPECT_EQ(fmt(1e-5), "1e-05");
+  EXPECT_EQ(fmt(1.5e-7), "1.5e-07");
+  EXPECT_EQ(fmt(1.0 / 3), "0.3333333333333333");
+  EXPECT_EQ(fmt(5e-324), "5e-324");
+  EXPECT_EQ(fmt(-2.2250738585072014e-308), "-2.2250738585072014e-308");
+  EXPECT_EQ(fmt(std::numeric_limits<double>::max()), "1.7976931348623157e+308");
+}
+
+TEST(JsonWriterFloat, RoundTrips) {
+  std::uint64_t bits = 0x9E3779B97F4A7C15ULL;
+  for (int i = 0; i < 100000; ++i) {
+    bits = bits * 6364136223846793005ULL + 1442695040888963407ULL;
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    if (!std::isfinite(v)) continue;
+    const std::string s = fmt(v);
+    ASSERT_EQ(std::strtod(s.c_str(), nullptr), v) << s;
+  }
+}
+
+TEST(JsonWriterFloat, RejectsNonFinite) {
+  JsonWriter w;
+  EXPECT_FALSE(w.write_double(std::numeric_limits<double>::quiet_NaN()));
+  EXPECT_FALSE(w.write_double(std::numeric_limits<double>::infinity()));
+  EXPECT_FALSE(w.write_double(-std::numeric_limits<double>::infinity()));
+  EXPECT_EQ(w.size(), 0u);
+  EXPECT_TRUE(w.write_double(2.0));
+  EXPECT_EQ(w.view(), "2.0");
+}
+
+TEST(JsonWriterInt, Extremes) {
+  JsonWriter w;
+  w.write_int(0);
+  w.put(',');
+  w.write_int(-1);
+  w.put(',');
+  w.write_int(std::numeric_limits<std::int64_t>::min());
+  w.put(',');
+  w.write_int(std::numeric_limits<std::int64_t>::max());
+  w.put(',');
+  w.write_uint(std::numeric_limits<std::uint64_t>::max());
+  EXPECT_EQ(w.view(), "0,-1,-9223372036854775808,9223372036854775807,18446744073709551615");
+}
+
+TEST(JsonWriterString, EscapesLikeJsonDumps) {
+  EXPECT_EQ(str(""), "\"\"");
+  EXPECT_EQ(str("plain"), "\"plain\"");
+  EXPECT_EQ(str("a\"b\\c/d"), "\"a\\\"b\\\\c/d\"");
+  EXPECT_EQ(str("\b\f\n\r\t"), "\"\\b\\f\\n\\r\\t\"");
+  EXPECT_EQ(str(std::string_view("\x00\x01\x1f\x7f", 4)), "\"\\u0000\\u0001\\u001f\x7f\"");
+  EXPECT_EQ(str("\x0b\x1b"), "\"\\u000b\\u001b\"");
+  // Non-ASCII is copied raw (ensure_ascii=False).
+  EXPECT_EQ(str("\xc3\xa9\xe2\x80\xa8\xf0\x9f\x98\x80"), "\"\xc3\xa9\xe2\x80\xa8\xf0\x9f\x98\x80\"");
+}
+
+TEST(JsonWriterString, EveryPositionInLongRuns) {
+  // Exercise the 16-byte scan: one special byte at each offset of a long run.
+  for (std::size_t len : {15u, 16u, 17u, 31u, 32u, 33u, 100u}) {
+    for (std::size_t at = 0; at < len; ++at) {
+      for (char special : {'"', '\\', '\n', '\x01'}) {
+        std::string in(len, 'x');
+        in[at] = special;
+        std::string expected = "\"";
+        for (char c : in) {
+          if (c == '"') expected += "\\\"";
+          else if (c == '\\') expected += "\\\\";
+          else if (c == '\n') expected += "\\n";
+          else if (c == '\x01') expected += "\\u0001";
+          else expected += c;
+        }
+        expected += '"';
+        ASSERT_EQ(str(in), expected) << len << " " << at;
+      }
+    }
+  }
+}
+
+TEST(JsonWriterString, EscapedSizeMatchesAndWriteEscapedHasNoQuotes) {
+  const std::string_view in = "{\"text\":\"a\\nb\"}\n\x02";
+  JsonWriter w;
+  w.write_escaped(in);
+  EXPECT_EQ(w.view(), "{\\\"text\\\":\\\"a\\\\nb\\\"}\\n\\u0002");
+  EXPECT_EQ(mcp_native::escaped_size(in), w.size());
+}
+
+TEST(JsonWriterBuffer, GrowsAndReuses) {
+  JsonWriter w;
+  std::string big(100000, 'a');
+  big[50000] = '"';
+  w.write_string(big);
+  EXPECT_EQ(w.size(), big.size() + 3);
+  const std::size_t cap = w.capacity();
+  w.clear();
+  EXPECT_EQ(w.size(), 0u);
+  w.append("[]");
+  EXPECT_EQ(w.view(), "[]");
+  EXPECT_EQ(w.capacity(), cap);
+  w.release();
+  EXPECT_EQ(w.capacity(), 0u);
+  w.write_null();
+  w.write_bool(true);
+  w.write_bool(false);
+  EXPECT_EQ(w.view(), "nulltruefalse");
+}
+
+TEST(JsonSyntax, FindsFirstError) {
+  using mcp_native::find_json_error;
+  EXPECT_FALSE(find_json_error("{\"a\":[1,2.5e-3,\"x\\u00e9\",true,null,{}]}", 1024).found);
+  EXPECT_FALSE(find_json_error(" 123456789012345678901234567890 ", 1024).found);
+  EXPECT_FALSE(find_json_error("\"\\ud800\"", 1024).found);
+  struct Case {
+    std::string_view doc;
+    std::size_t offset;
+    std::string_view message;
+  };
+  for (const Case& c : {
+           Case{"", 0, "Expecting value"},
+           Case{"[1,]", 3, "Expecting value"},
+           Case{"[1 2]", 3, "Expecting ',' delimiter"},
+           Case{"{\"a\" 1}", 5, "Expecting ':' delimiter"},
+           Case{"{1:2}", 1, "Expecting property name enclosed in double quotes"},
+           Case{"[] x", 3, "Extra data"},
+           Case{"[NaN]", 1, "NaN and Infinity are not valid JSON"},
+           Case{"-Infinity", 0, "NaN and Infinity are not valid JSON"},
+           Case{"[01]", 2, "Expecting ',' delimiter"},
+           Case{"1.", 0, "Invalid number"},
+           Case{"\"ab", 0, "Unterminated string starting at"},
+           Case{"\"a\tb\"", 2, "Invalid control character at"},
+           Case{"\"\\q\"", 1, "Invalid \\escape"},
+           Case{"\"\\u12\"", 1, "Invalid \\uXXXX escape"},
+           Case{"\"\xed\xa0\x80\"", 1, "Invalid UTF-8 byte"},
+           Case{"\"\xf4\x90\x80\x80\"", 1, "Invalid UTF-8 byte"},
+           Case{"[[[1]]]", 2, "Maximum nesting depth exceeded"},
+       }) {
+    const auto e = find_json_error(c.doc, c.message.starts_with("Maximum") ? 2 : 1024);
+    EXPECT_TRUE(e.found) << c.doc;
+    EXPECT_EQ(e.offset, c.offset) << c.doc;
+    EXPECT_EQ(std::string_view(e.message), c.message) << c.doc;
+  }
+}

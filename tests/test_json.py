@@ -1,0 +1,381 @@
+"""mcp_native.dumps/loads against the standard library and the nst/JSONTestSuite."""
+
+from __future__ import annotations
+
+import collections
+import enum
+import json
+import math
+import threading
+from pathlib import Path
+
+import pytest
+
+import mcp_native
+from mcp_native import JSONDecodeError, dumps, loads
+
+
+def ref_dumps(obj, **kw):
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False, **kw).encode()
+
+
+def same(a, b):
+    """Equal including types, float bits and -0.0 (== says 1 == 1.0 == True and nan != nan)."""
+    return repr(a) == repr(b) and type(a) is type(b)
+
+
+# --- nst/JSONTestSuite -------------------------------------------------------------------------
+
+
+def suite_files(shared: Path, prefix: str) -> list[Path]:
+    files = sorted((shared / "json-test-suite" / "test_parsing").glob(prefix + "*.json"))
+    assert files, "JSONTestSuite not found"
+    return files
+
+
+def test_suite_y_parse_like_stdlib(shared):
+    files = suite_files(shared, "y_")
+    assert len(files) == 95
+    for f in files:
+        data = f.read_bytes()
+        assert same(loads(data), json.loads(data)), f.name
+
+
+def test_suite_n_rejected(shared):
+    files = suite_files(shared, "n_")
+    assert len(files) == 188
+    for f in files:
+        with pytest.raises(JSONDecodeError):
+            loads(f.read_bytes())
+            pytest.fail(f"accepted {f.name}")
+
+
+def test_suite_i_clean(shared):
+    files = suite_files(shared, "i_")
+    assert len(files) == 35
+    for f in files:
+        data = f.read_bytes()
+        try:
+            got = loads(data)
+        except JSONDecodeError:
+            continue
+        # What we accept, we read like json.loads does.
+        assert same(got, json.loads(data)), f.name
+
+
+def test_suite_str_input_matches_bytes(shared):
+    for f in suite_files(shared, "y_"):
+        try:
+            text = f.read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        assert same(loads(text), json.loads(text)), f.name
+
+
+# --- loads ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "0", "-0", "-0.0", "1.0", "1e16", "1E+2", "123456789012345678901234567890", "-9223372036854775808",
+        "-9223372036854775809", "18446744073709551615", "18446744073709551616", "1e400", "-1e400", "1e-400",
+        "0.1", "2.2250738585072014e-308", "4.9e-324", "1.7976931348623157e308", "3.141592653589793238462643383279",
+        '"a\\u0000b"', '"\\ud83d\\ude00"', '"\\ud800"', '"é😀"', '{"a":1,"a":2}', '{"a":{"b":[1,{"c":null}]}}',
+        "[true,false,null]", " \t\r\n[ 1 , 2 ]\n", '{"":0}', "[[[[[]]]]]",
+    ],
+)
+def test_loads_like_stdlib(doc):
+    assert same(loads(doc), json.loads(doc))
+    assert same(loads(doc.encode()), json.loads(doc))
+
+
+def test_loads_input_types():
+    doc = '{"k":["v",1]}'
+    expected = {"k": ["v", 1]}
+    for data in (doc, doc.encode(), bytearray(doc.encode()), memoryview(doc.encode()), memoryview(b"xx" + doc.encode())[2:]):
+        assert loads(data) == expected
+    assert loads(data=doc) == expected
+    with pytest.raises(TypeError, match="not int"):
+        loads(1)
+    with pytest.raises(TypeError):
+        loads()
+    with pytest.raises(TypeError):
+        loads(doc, doc)
+
+
+def test_loads_big_document_with_big_int():
+    # The big-int fallback keeps everything else exact too.
+    doc = {"n": 10**30, "f": [0.1, -0.0, 1e300], "s": "é\n", "l": [{"x": None}] * 3}
+    text = json.dumps(doc)
+    assert same(loads(text), json.loads(text))
+
+
+def test_depth_limit():
+    ok = "[" * 1024 + "]" * 1024
+    assert dumps(loads(ok)) == ok.encode()
+    # Integers beyond 64 bits go through json.loads, bounded by the interpreter's recursion
+    # limit: deep documents holding them fail cleanly (a documented limitation).
+    big = "[" * 500 + "1" * 30 + "]" * 500
+    assert dumps(loads(big)) == big.encode()
+    with pytest.raises(JSONDecodeError, match="nested too deeply"):
+        loads("[" * 1020 + "1" * 30 + "]" * 1020)
+    # Each value counts as a level: 1024 arrays can hold nothing more.
+    for inner in ("1", "{}", "1" * 30):
+        with pytest.raises(JSONDecodeError, match="depth") as info:
+            loads("[" * 1024 + inner + "]" * 1024)
+        assert info.value.pos == 1024
+    with pytest.raises(JSONDecodeError, match="depth"):
+        loads("[" * 1023 + '{"a":1}' + "]" * 1023)
+    assert dumps(loads("[" * 1023 + "{}" + "]" * 1023)) == b"[" * 1023 + b"{}" + b"]" * 1023
+    with pytest.raises(JSONDecodeError, match="depth") as info:
+        loads("[" * 1025 + "]" * 1025)
+    assert info.value.pos == 1024
+    deep = [[]]
+    for _ in range(1022):
+        deep = [deep]
+    assert dumps(deep) == b"[" * 1024 + b"]" * 1024
+    with pytest.raises(ValueError, match="1024"):
+        dumps([deep])
+
+
+# A table of bad documents: (document, message fragment, position).
+BAD_DOCS = [
+    (b"", "Expecting value", 0),
+    (b"   ", "Expecting value", 3),
+    (b"[1,2", "Expecting ',' delimiter", 4),
+    (b"[1,]", "Expecting value", 3),
+    (b'{"a" 1}', "Expecting ':' delimiter", 5),
+    (b"{'a': 1}", "Expecting property name", 1),
+    (b'{"a":1,}', "Expecting property name", 7),
+    (b"[1] x", "Extra data", 4),
+    (b"{} {}", "Extra data", 3),
+    (b"NaN", "NaN and Infinity", 0),
+    (b"[-Infinity]", "NaN and Infinity", 1),
+    (b'{"a": Infinity}', "NaN and Infinity", 6),
+    (b"01", "Extra data", 1),
+    (b"[1.]", "Invalid number", 1),
+    (b"[1e+]", "Invalid number", 1),
+    (b"[-]", "Expecting value", 1),
+    (b"[+1]", "Expecting value", 1),
+    (b'"abc', "Unterminated string", 0),
+    (b'["a\tb"]', "Invalid control character", 3),
+    (b'["\\x41"]', "Invalid \\escape", 2),
+    (b'["\\u12G4"]', "Invalid \\uXXXX escape", 2),
+    (b'["\xff"]', "Invalid UTF-8", 2),
+    (b'["\xc0\xaf"]', "Invalid UTF-8", 2),
+    (b'["\xed\xa0\x80"]', "Invalid UTF-8", 2),
+    (b'["\xe9"]', "Invalid UTF-8", 2),
+    (b"\xef\xbb\xbf{}", "Expecting value", 0),
+    (b"[tru]", "Expecting value", 1),
+    (b"[1 2]", "Expecting ',' delimiter", 3),
+    (b"[\x00]", "Expecting value", 1),
+    (b"[1]\x00", "Extra data", 3),
+    (b'{"a":[1,{"b":2]}', "Expecting ',' delimiter", 14),
+    (b'[123456789012345678901234567890', "Expecting ',' delimiter", 31),
+    (b'[123456789012345678901234567890, nan]', "Expecting value", 33),
+]
+
+
+@pytest.mark.parametrize(("doc", "message", "pos"), BAD_DOCS)
+def test_bad_documents(doc, message, pos):
+    with pytest.raises(JSONDecodeError) as info:
+        loads(doc)
+    e = info.value
+    assert isinstance(e, json.JSONDecodeError) and isinstance(e, ValueError)
+    assert message in e.msg
+    assert e.pos == pos
+    assert f"(char {pos})" in str(e)
+
+
+def test_bad_document_position_counts_characters():
+    with pytest.raises(JSONDecodeError) as info:
+        loads('{"é😀": x}'.encode())
+    assert info.value.pos == 7
+    assert (info.value.lineno, info.value.colno) == (1, 8)
+    with pytest.raises(JSONDecodeError) as info:
+        loads(b'{\n  "a": [1,\n  2,,]}')
+    assert (info.value.lineno, info.value.colno) == (3, 5)
+
+
+def test_loads_str_with_lone_surrogate():
+    with pytest.raises(JSONDecodeError, match="surrogate") as info:
+        loads('["ab\ud800"]')
+    assert info.value.pos == 4
+
+
+# --- dumps ------------------------------------------------------------------------------------
+
+
+class Color(str, enum.Enum):
+    RED = "red"
+
+
+class Level(enum.IntEnum):
+    HIGH = 3
+
+
+class Ratio(float, enum.Enum):
+    HALF = 0.5
+
+
+Point = collections.namedtuple("Point", "x y")
+
+
+class MyList(list):
+    pass
+
+
+class MyDict(dict):
+    pass
+
+
+class MyStr(str):
+    pass
+
+
+class MyInt(int):
+    pass
+
+
+SAMPLES = [
+    None, True, False, 0, -1, 2**63 - 1, -(2**63), 2**63, 2**64, -(2**200), 10**300,
+    0.0, -0.0, 1.0, 0.1, 1e16, 1e15, 123456789012345680.0, 1e-4, 1e-5, 1.5e-7, 5e-324, 1.7976931348623157e308,
+    -2.2250738585072014e-308, 1 / 3, 100.0, 1e22, 12345.678,
+    "", "abc", "é", "😀", "\x00\x01\x1f\x7f", '"\\/', "\b\f\n\r\t", "\u2028\u2029", "a" * 100, "é\n" * 500,
+    [], (), {}, [1, [2, [3]]], (1, "a"), {"a": {"b": [None]}},
+    {1: 1, 2.5: 2, True: 3, None: 4, -(10**30): 5, float("1e16"): 6},
+    Color.RED, Level.HIGH, Ratio.HALF, Point(1, 2), MyList([1, 2]), MyDict(a=1), MyStr("s"), MyInt(7),
+    collections.OrderedDict([("z", 1), ("a", 2)]), {Color.RED: 1, Level.HIGH: 2, MyStr("k"): 3},
+]
+
+
+@pytest.mark.parametrize("obj", SAMPLES, ids=repr)
+def test_dumps_like_stdlib(obj):
+    assert dumps(obj) == ref_dumps(obj)
+    try:
+        expected = ref_dumps(obj, sort_keys=True)
+    except TypeError:  # keys of mixed types do not sort
+        with pytest.raises(TypeError, match="not supported between"):
+            dumps(obj, sort_keys=True)
+    else:
+        assert dumps(obj, sort_keys=True) == expected
+
+
+def test_dumps_sort_keys_by_code_point():
+    obj = {"b": 1, "a": {"z": 0, "é": 1, "Z": 2, "😀": 3, "\uffff": 4}, "A": [{"y": 1, "x": 2}]}
+    assert dumps(obj, sort_keys=True) == ref_dumps(obj, sort_keys=True)
+    assert dumps(obj, sort_keys=False) == ref_dumps(obj)
+
+
+def test_dumps_default():
+    class Thing:
+        pass
+
+    def default(o):
+        if isinstance(o, Thing):
+            return {"thing": [1, Thing2()]}
+        if isinstance(o, Thing2):
+            return "two"
+        raise TypeError("nope")
+
+    class Thing2:
+        pass
+
+    obj = [Thing(), {"k": Thing()}]
+    assert dumps(obj, default=default) == ref_dumps(obj, default=default)
+    assert dumps(obj=obj, default=default) == ref_dumps(obj, default=default)
+    assert dumps(1, default=None) == b"1"
+    with pytest.raises(TypeError, match="nope"):
+        dumps(object(), default=default)
+
+
+def test_dumps_reentrant_from_default():
+    # default() may itself call dumps: the inner call must not clobber the outer buffer.
+    obj = {"a": [1, 2, {3}], "b": "x" * 1000}
+    got = dumps(obj, default=lambda o: dumps(sorted(o)).decode())
+    assert got == ref_dumps(obj, default=lambda o: json.dumps(sorted(o), separators=(",", ":")))
+
+
+class Unknown:
+    pass
+
+
+# A table of bad values: (object, keyword arguments, exception, message fragment).
+BAD_VALUES = [
+    (float("nan"), {}, ValueError, "Out of range"),
+    ([float("inf")], {}, ValueError, "Out of range"),
+    ({"a": -math.inf}, {}, ValueError, "Out of range"),
+    ({float("nan"): 1}, {}, ValueError, "Out of range"),
+    (Unknown(), {}, TypeError, "Object of type Unknown is not JSON serializable"),
+    ({1, 2}, {}, TypeError, "Object of type set is not JSON serializable"),
+    (b"bytes", {}, TypeError, "Object of type bytes"),
+    ({(1, 2): 3}, {}, TypeError, "keys must be str, int, float, bool or None, not tuple"),
+    ({b"k": 3}, {}, TypeError, "not bytes"),
+    ({"a": 1, 2: 3}, {"sort_keys": True}, TypeError, "not supported between"),
+    ("\ud800", {}, UnicodeEncodeError, "surrogate"),
+    ({"\udfff": 1}, {}, UnicodeEncodeError, "surrogate"),
+    (10 ** 5000, {}, ValueError, "digits"),
+    (Unknown(), {"default": lambda o: o}, ValueError, "Circular reference"),
+]
+
+
+@pytest.mark.parametrize(("obj", "kw", "exc", "message"), BAD_VALUES, ids=lambda v: type(v).__name__)
+def test_dumps_bad_values(obj, kw, exc, message):
+    with pytest.raises(exc, match=message):
+        dumps(obj, **kw)
+    # The standard library raises too (its depth limit aside).
+    with pytest.raises((exc, RecursionError)):
+        ref_dumps(obj, **kw).decode()
+
+
+def test_dumps_circular():
+    a: list = []
+    a.append(a)
+    d: dict = {}
+    d["d"] = [d]
+    for obj in (a, d, [1, {"x": a}]):
+        with pytest.raises(ValueError, match="Circular reference"):
+            dumps(obj)
+        with pytest.raises(ValueError):
+            ref_dumps(obj)
+
+
+def test_dumps_bad_arguments():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'indent'"):
+        dumps(1, indent=2)
+    with pytest.raises(TypeError, match="missing required argument"):
+        dumps()
+    with pytest.raises(TypeError, match="takes 1 positional argument"):
+        dumps(1, None)
+
+
+def test_dumps_list_mutated_by_default():
+    items: list = [Unknown(), "tail"]
+
+    def default(o):
+        items.clear()
+        return "gone"
+
+    assert dumps(items, default=default) == b'["gone"]'
+
+
+def test_threads_share_nothing_visible():
+    docs = [{"i": i, "s": "x" * i, "l": list(range(i))} for i in range(200)]
+
+    def work(out):
+        for d in docs:
+            out.append(loads(dumps(d)) == d)
+
+    results: list = []
+    threads = [threading.Thread(target=work, args=(results,)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 800 and all(results)
+
+
+def test_exported():
+    assert "dumps" in mcp_native.__all__ and "loads" in mcp_native.__all__
+    assert mcp_native.dumps is dumps and mcp_native.loads is loads
