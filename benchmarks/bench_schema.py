@@ -217,7 +217,8 @@ def run(quick: bool) -> dict[str, Any]:
                 try:
                     out = valijson(valijson_binary, w, quick, Path(tmp))
                     if not w.compile_only:
-                        row["valijson"] = out["validate_ns"] if out["valid"] == w.valid else f"wrong verdict {out['valid']}"
+                        ok = out["valid"] == w.valid
+                        row["valijson"] = out["validate_ns"] if ok else f"wrong verdict {out['valid']}"
                     if w.name in compile_ns:
                         compile_ns[w.name]["valijson"] = out["compile_ns"]
                 except NotApplicable as e:
@@ -248,7 +249,9 @@ def _ratios(results: dict[str, dict[str, Any]], num: str, den: str) -> dict[str,
     }
 
 
-def summarize(results: dict[str, dict[str, Any]], compile_ns: dict[str, dict[str, Any]], quick: bool) -> dict[str, Any]:
+def summarize(
+    results: dict[str, dict[str, Any]], compile_ns: dict[str, dict[str, Any]], quick: bool
+) -> dict[str, Any]:
     per_ratio = {
         "speedup_vs_jsonschema_rs": _ratios(results, "jsonschema-rs", "ours"),
         "speedup_vs_python_jsonschema": _ratios(results, "py-jsonschema", "ours"),
@@ -294,20 +297,22 @@ def markdown(summary: dict[str, Any]) -> str:
              "| workload | " + " | ".join(PEERS) + " | vs rs | vs py | vs valijson |",
              "|---|" + "---:|" * (len(PEERS) + 3)]
     for name, row in results.items():
-        lines.append(f"| {name} | " + " | ".join(_fmt(row.get(p)) for p in PEERS) + " | "
-                     + " | ".join(_x(ratios[k].get(name)) for k in
-                                  ("speedup_vs_jsonschema_rs", "speedup_vs_python_jsonschema", "speedup_vs_valijson"))
-                     + " |")
+        cells = [_fmt(row.get(p)) for p in PEERS] + [
+            _x(ratios[k].get(name))
+            for k in ("speedup_vs_jsonschema_rs", "speedup_vs_python_jsonschema", "speedup_vs_valijson")
+        ]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines += ["", "### is_valid_json on bytes vs orjson.loads of the same bytes", "",
               "| workload | ours is_valid_json | orjson.loads | ratio |", "|---|---:|---:|---:|"]
     for name, row in results.items():
         lines.append(f"| {name} | {_fmt(row.get('ours is_valid_json'))} | {_fmt(row.get('orjson.loads'))} | "
                      f"{_x(ratios['is_valid_json_over_orjson_loads'].get(name))} |")
     lines += ["", "### compile (min ns per schema)", "",
-              "| schema of | ours | jsonschema-rs | py-jsonschema | valijson | ours / rs |", "|---|---:|---:|---:|---:|---:|"]
+              "| schema of | ours | jsonschema-rs | py-jsonschema | valijson | ours / rs |",
+              "|---|---:|---:|---:|---:|---:|"]
     for name, row in summary["compile_ns"].items():
-        lines.append(f"| {name} | " + " | ".join(_fmt(row.get(p)) for p in ("ours", "jsonschema-rs", "py-jsonschema", "valijson"))
-                     + f" | {_x(ratios['compile_vs_jsonschema_rs'].get(name))} |")
+        cells = [_fmt(row.get(p)) for p in ("ours", "jsonschema-rs", "py-jsonschema", "valijson")]
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {_x(ratios['compile_vs_jsonschema_rs'].get(name))} |")
     lines += ["", "### geometric means", "", "| measure | geomean | target | met |", "|---|---:|---:|:---:|"]
     for t in summary["targets"].values():
         lines.append(f"| {t['what']} | {_x(t['geomean'])} | {t['target']} | {'yes' if t['met'] else 'NO'} |")

@@ -53,7 +53,9 @@ _NO_ID_REFS = (
 )
 _NO_METASCHEMA = "valijson has no built-in draft-07 metaschema; a $ref to it needs fetching"
 _DECIMAL_LIMIT = "valijson rejects a min/max length/items/properties written as a decimal (2.0)"
-_INTEGRAL_FLOAT = "valijson's integer type rejects floats with a zero fractional part (1.0 is an integer since draft-06)"
+_INTEGRAL_FLOAT = (
+    "valijson's integer type rejects floats with a zero fractional part (1.0 is an integer since draft-06)"
+)
 _BIGNUM = "nlohmann::json reads integers beyond 64 bits as doubles, which valijson's integer type rejects"
 _UINT64_LIMIT = "valijson reads a maximum above INT64_MAX (a uint64 in nlohmann::json) as a wrapped negative"
 _INT_MULTIPLE = "valijson's integer multipleOf truncates a fractional instance to int64 first (30.5 counts as 30)"
@@ -113,9 +115,11 @@ KNOWN: dict[tuple[str, str | None], str] = {
     **_known(_FLOAT_MULTIPLE, _SUITE + "multipleOf.json::by small number", "t1~:retype:-7"),
     **_known(_FLOAT_MULTIPLE, _SUITE + "multipleOf.json::small multiple of large integer",
              "t0", "t0~:+1", "t0~:-1", "t0~:x10", "t0~:neg"),
-    **_known(_FLOAT_OVERFLOW, _SUITE + "optional/float-overflow.json::all integers are multiples of 0.5, if overflow is handled",
+    **_known(_FLOAT_OVERFLOW,
+             _SUITE + "optional/float-overflow.json::all integers are multiples of 0.5, if overflow is handled",
              "t0", "t0~:neg", "t0~:half"),
-    **_known(_CONST_DOUBLE, _SUITE + "const.json::float and integers are equal up to 64-bit representation limits", "t0~:+1"),
+    **_known(_CONST_DOUBLE, _SUITE + "const.json::float and integers are equal up to 64-bit representation limits",
+             "t0~:+1"),
     **_known(_STD_REGEX, _REGEX + "ECMA 262 regex escapes control codes with \\c and upper letter", "t1"),
     **_known(_STD_REGEX, _REGEX + "ECMA 262 regex escapes control codes with \\c and lower letter", "t1"),
     **_known(_STD_REGEX, _REGEX + "ECMA 262 \\D matches everything but ascii digits", "t1"),
@@ -124,7 +128,8 @@ KNOWN: dict[tuple[str, str | None], str] = {
     **_known(_STD_REGEX, _REGEX + "ECMA 262 \\S matches everything but whitespace", "t10"),
     **_known(_STD_REGEX, _SUITE + "optional/non-bmp-regex.json::Proper UTF-16 surrogate pair handling: pattern",
              "t0", "t2", "t2~:twice"),
-    **_known(_STD_REGEX, _SUITE + "optional/non-bmp-regex.json::Proper UTF-16 surrogate pair handling: patternProperties",
+    **_known(_STD_REGEX,
+             _SUITE + "optional/non-bmp-regex.json::Proper UTF-16 surrogate pair handling: patternProperties",
              "t4", 't0~/:retype:""', "t0~/:retype:{}", "t0~/:retype:2.5", "t0~/:+.5", "t4~:add:zz",
              *(f"t2~/{_DRAGONS}:{m}" for m in ["+.5", 'retype:[1, "a"]', 'retype:{"a": 1}', "retype:[]"]),
              *(f"t4~/{_DRAGONS}:{m}" for m in ["upper", "retype:true", "+astral", "+x", "chop", "empty",
@@ -237,7 +242,9 @@ def _node_mutations(node: Any, names: list[str], rng: random.Random) -> list[tup
     return out
 
 
-def mutations(seed: Any, names: list[str], consts: list[Any], rng: random.Random, budget: int) -> list[tuple[str, Any]]:
+def mutations(
+    seed: Any, names: list[str], consts: list[Any], rng: random.Random, budget: int
+) -> list[tuple[str, Any]]:
     """Deterministic variations of seed: (label, instance)."""
     out: list[tuple[str, Any]] = [("wrap-array", [seed]), ("wrap-object", {"a": seed})]
     paths = _paths(seed)
@@ -341,13 +348,15 @@ def run_oracle(cases: list[Case], tmp_path: Path) -> list[dict[str, Any]]:
             "or set MCP_NATIVE_VALIJSON_ORACLE"
         )
     payload = b"[" + b",".join(
-        b'{"schema":' + _encode(without_format(c.schema)) + b',"instances":[' + b",".join(map(_encode, c.instances)) + b"]}"
+        b'{"schema":' + _encode(without_format(c.schema))
+        + b',"instances":[' + b",".join(map(_encode, c.instances)) + b"]}"
         for c in cases
     ) + b"]"
     cases_file = tmp_path / "cases.json"
     cases_file.write_bytes(payload)
     proc = subprocess.run([str(ORACLE), str(cases_file)], capture_output=True, timeout=600)
-    assert proc.returncode == 0, f"valijson_oracle failed ({proc.returncode}): {proc.stderr.decode(errors='replace')}"
+    stderr = proc.stderr.decode(errors="replace")
+    assert proc.returncode == 0, f"valijson_oracle failed ({proc.returncode}): {stderr}"
     lines = proc.stdout.decode().splitlines()
     assert len(lines) == len(cases), f"valijson_oracle answered {len(lines)} of {len(cases)} cases"
     return [json.loads(line) for line in lines]
@@ -363,7 +372,9 @@ def our_verdicts(case: Case) -> list[bool] | str:
     for instance in case.instances:
         on_objects = validator.is_valid(instance)
         on_bytes = validator.is_valid_json(_encode(instance))
-        assert on_objects == on_bytes, f"{case.case_id}: is_valid={on_objects} but is_valid_json={on_bytes} on {instance!r:.200}"
+        assert on_objects == on_bytes, (
+            f"{case.case_id}: is_valid={on_objects} but is_valid_json={on_bytes} on {instance!r:.200}"
+        )
         out.append(on_objects)
     return out
 
@@ -420,7 +431,8 @@ def test_valijson_agrees(shared: Path, tmp_path: Path) -> None:
 
 
 def test_oracle_reports_bad_schemas_and_bad_input(tmp_path: Path) -> None:
-    theirs = run_oracle([Case("bad", {"minLength": -1}, ["x"], ["x"]), Case("ok", {"type": "string"}, ["a", "b"], ["a", 1])], tmp_path)
+    cases = [Case("bad", {"minLength": -1}, ["x"], ["x"]), Case("ok", {"type": "string"}, ["a", "b"], ["a", 1])]
+    theirs = run_oracle(cases, tmp_path)
     assert "schema_error" in theirs[0]
     assert theirs[1] == {"valid": [True, False]}
     garbage = tmp_path / "garbage.json"
