@@ -55,7 +55,7 @@ auto guarded(F&& f) -> decltype(f()) {
 // Python value (schema document) -> Json.
 Json to_json(PyObject* o, uint32_t depth, uint32_t max_depth) {
   if (depth > max_depth)
-    throw SchemaError("schema nesting exceeds max_schema_depth=" + std::to_string(max_depth / 2), {});
+    throw SchemaError("schema nesting exceeds max_schema_depth=" + std::to_string((max_depth - 8) / 2), {});
   Json j;
   if (o == Py_None) return j;
   if (PyBool_Check(o)) {
@@ -327,7 +327,8 @@ class SchemaValidator {
 }  // namespace
 
 void bind_schema(py::module_& m) {
-  py::class_<SchemaValidator>(m, "SchemaValidator", py::dynamic_attr(),
+  // The plain `type` metaclass keeps the class an ordinary type for subclassing and stubs.
+  py::class_<SchemaValidator>(m, "SchemaValidator", py::dynamic_attr(), py::metaclass((PyObject*)&PyType_Type),
                               "Compiled JSON Schema; mcp_native.Validator builds on it.")
       .def(py::init<py::handle, std::optional<std::string>, bool, std::optional<py::dict>,
                     std::tuple<uint32_t, uint32_t, uint32_t, uint64_t>>(),

@@ -71,6 +71,7 @@ struct PyView {
       }
       PyErr_Clear();
     }
+    if (wide(o, n)) return n;
     n.k = Num::F;
     n.big = true;
     n.d = PyLong_AsDouble(o);
@@ -79,6 +80,19 @@ struct PyView {
       n.d = overflow > 0 ? HUGE_VAL : -HUGE_VAL;
     }
     return n;
+  }
+  // Integers that fit 128 bits, exactly (rare: only beyond 64 bits).
+  static bool wide(PyObject* o, Num& n) {
+    PyObject* text = PyObject_Str(o);
+    if (!text) {
+      PyErr_Clear();
+      return false;
+    }
+    Py_ssize_t len;
+    const char* s = PyUnicode_AsUTF8AndSize(text, &len);
+    n = schema::num_of_decimal(std::string(s, (size_t)len));
+    Py_DECREF(text);
+    return n.k == Num::L;
   }
   static std::string_view str(const Env&, PyObject* o) {
     Py_ssize_t n;

@@ -334,6 +334,12 @@ class Compiler {
       }
     }
     info_.emplace(j, at);
+    // Patterns are checked everywhere, also in subschemas no `$ref` reaches.
+    if (const Json* p = j->get("pattern"); p && p->t == Json::T::String && !Regex::is_valid(p->s))
+      error("invalid regular expression '" + p->s + "'", at, "pattern");
+    if (const Json* pp = j->get("patternProperties"); pp && pp->t == Json::T::Object)
+      for (auto& [k, v] : pp->obj)
+        if (!Regex::is_valid(k)) error("invalid regular expression '" + k + "'", at, "patternProperties");
     for (auto& [k, v] : j->obj) {
       Info child = at;
       child.path.push_back(PathTok::of(k));

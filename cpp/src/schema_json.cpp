@@ -174,9 +174,14 @@ bool Num::is_integer() const {
   return std::isfinite(d) && std::floor(d) == d;
 }
 
+static __int128 wide(const Num& n) { return n.k == Num::I ? n.i : n.k == Num::U ? (__int128)n.u : n.l; }
+
 int compare(const Num& a, const Num& b) {
   if (a.k == Num::I && b.k == Num::I) return (a.i > b.i) - (a.i < b.i);
-  if (a.k == Num::U && b.k == Num::U) return (a.u > b.u) - (a.u < b.u);
+  if (a.k != Num::F && b.k != Num::F) {
+    __int128 x = wide(a), y = wide(b);
+    return (x > y) - (x < y);
+  }
   // long double holds every int64/uint64/double exactly on the platforms we build for.
   long double x = a.ld(), y = b.ld();
   return (x > y) - (x < y);
@@ -191,6 +196,11 @@ static bool decimal(const Num& n, unsigned __int128& mant, int& exp) {
   }
   if (n.k == Num::U) {
     mant = n.u;
+    exp = 0;
+    return true;
+  }
+  if (n.k == Num::L) {
+    mant = n.l < 0 ? (unsigned __int128)(-(n.l + 1)) + 1 : (unsigned __int128)n.l;
     exp = 0;
     return true;
   }
@@ -240,9 +250,28 @@ Num num_of(const Json& j) {
   switch (j.t) {
     case Json::T::Int: n.k = Num::I; n.i = j.i; break;
     case Json::T::UInt: n.k = Num::U; n.u = j.u; break;
-    case Json::T::BigInt: n.k = Num::F; n.big = true; n.d = std::strtod(j.s.c_str(), nullptr); break;
+    case Json::T::BigInt: return num_of_decimal(j.s);
     default: n.k = Num::F; n.d = j.d; break;
   }
+  return n;
+}
+
+Num num_of_decimal(const std::string& text) {
+  Num n;
+  bool neg = !text.empty() && text[0] == '-';
+  unsigned __int128 v = 0;
+  const unsigned __int128 limit = ((unsigned __int128)1 << 127) - 1;
+  for (size_t i = neg; i < text.size(); ++i) {
+    v = v * 10 + (unsigned)(text[i] - '0');
+    if (v > limit) {
+      n.k = Num::F;
+      n.big = true;
+      n.d = std::strtod(text.c_str(), nullptr);
+      return n;
+    }
+  }
+  n.k = Num::L;
+  n.l = neg ? -(__int128)v : (__int128)v;
   return n;
 }
 

@@ -109,8 +109,9 @@ def _message(keyword: str, instance: Any, value: Any, extra: list[str]) -> str:
     if keyword == "anyOf":
         return f"{instance!r} is not valid under any of the given schemas"
     if keyword == "oneOf":
-        if extra:
-            return f"{instance!r} is valid under each of {', '.join(repr(value[int(i)]) for i in extra)}"
+        if extra:  # the later matches first, then the first one, as python-jsonschema words it
+            order = [*extra[1:], extra[0]]
+            return f"{instance!r} is valid under each of {', '.join(repr(value[int(i)]) for i in order)}"
         return f"{instance!r} is not valid under any of the given schemas"
     if keyword == "not":
         return f"{instance!r} should not be valid under {value!r}"

@@ -107,17 +107,28 @@ struct Options {
   std::vector<std::pair<std::string, Json>> registry;
 };
 
-/// A number of an instance or a schema: exact 64-bit integers, doubles, and integers beyond 64
-/// bits approximated by a double (`big`).
+/// A number of an instance or a schema: exact integers up to 128 bits, doubles, and larger
+/// integers approximated by a double (`big`).
 struct Num {
-  enum K : uint8_t { I, U, F } k = I;
+  enum K : uint8_t { I, U, L, F } k = I;
   bool big = false;
   int64_t i = 0;
   uint64_t u = 0;
+  __int128 l = 0;
   double d = 0;
   bool is_integer() const;
-  long double ld() const { return k == I ? (long double)i : k == U ? (long double)u : (long double)d; }
+  long double ld() const {
+    switch (k) {
+      case I: return (long double)i;
+      case U: return (long double)u;
+      case L: return (long double)l;
+      default: return (long double)d;
+    }
+  }
 };
+
+/// The Num of an integer given as decimal text (128-bit exact when it fits, else approximate).
+Num num_of_decimal(const std::string& text);
 
 /// -1, 0 or 1 (exact for 64-bit integers and doubles).
 int compare(const Num& a, const Num& b);

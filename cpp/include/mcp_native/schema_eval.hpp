@@ -556,7 +556,8 @@ class Evaluator {
         }
         return kw.else_ < 0 || inplace((uint32_t)kw.else_, v, an, {PathTok::of("else")});
       }
-      case Op::Ref: return inplace(kw.kids[0], v, an, {PathTok::of(kw.name)});
+      // Like python-jsonschema, schema paths continue through `$ref` without naming it.
+      case Op::Ref: return inplace(kw.kids[0], v, an, {});
       case Op::DynamicRef:
       case Op::RecursiveRef:
         return inplace(kw.dynamic ? dynamic_target(kw) : kw.kids[0], v, an, {PathTok::of(kw.name)});
