@@ -57,6 +57,10 @@ _INTEGRAL_FLOAT = (
     "valijson's integer type rejects floats with a zero fractional part (1.0 is an integer since draft-06)"
 )
 _BIGNUM = "nlohmann::json reads integers beyond 64 bits as doubles, which valijson's integer type rejects"
+_ROUNDED_LIMIT = (
+    "nlohmann::json reads a limit beyond 64 bits as a double: minimum -18446744073709551615 rounds "
+    "to -2**64, which then passes"
+)
 _UINT64_LIMIT = "valijson reads a maximum above INT64_MAX (a uint64 in nlohmann::json) as a wrapped negative"
 _INT_MULTIPLE = "valijson's integer multipleOf truncates a fractional instance to int64 first (30.5 counts as 30)"
 _FLOAT_MULTIPLE = "valijson's decimal multipleOf compares remainder() with DBL_EPSILON, wrong for big quotients"
@@ -105,6 +109,7 @@ KNOWN: dict[tuple[str, str | None], str] = {
     **_known(_BIGNUM, _SUITE + "optional/bignum.json::integer",
              "t0", "t1", "t0~:-1", "t0~:+.5", "t0~:+1", "t0~:x10", "t1~:x10", "t1~:+.5", "t1~:-1", "t1~:+1"),
     **_known(_UINT64_LIMIT, _SUITE + "optional/bignum.json::maximum integer comparison", "t0~:retype:2.5"),
+    **_known(_ROUNDED_LIMIT, _SUITE + "optional/bignum.json::minimum integer comparison", "t0~:+.5"),
     **_known(_INT_MULTIPLE, _SUITE + "allOf.json::allOf combined with anyOf, oneOf", "t7~:+.5"),
     **_known(_INT_MULTIPLE, _SUITE + "contains.json::items + contains", "t2~/0:+.5", "t2~/1:+.5"),
     **_known(_INT_MULTIPLE, _SUITE + "if-then-else.json::if and else without then", "t1~:+.5"),
