@@ -277,6 +277,8 @@ def summarize(
         "speedup_vs_valijson": _ratios(results, "valijson", "ours"),
     }
     geomeans = {k: _geomean(list(v.values())) for k, v in per_ratio.items()}
+    # The same over the MCP-shaped workloads alone: what a tool server sees.
+    geomeans_mcp = {k: _geomean([r for name, r in v.items() if name.startswith("mcp")]) for k, v in per_ratio.items()}
     targets = {}
     for key, (what, target, higher) in TARGETS.items():
         g = geomeans[key]
@@ -288,6 +290,7 @@ def summarize(
         "compile_ns": compile_ns,
         "ratios": per_ratio,
         "geomeans": geomeans,
+        "geomeans_mcp": geomeans_mcp,
         "targets": targets,
     }
 
@@ -327,11 +330,15 @@ def markdown(summary: dict[str, Any]) -> str:
     for name, row in summary["compile_ns"].items():
         cells = [_fmt(row.get(p)) for p in ("ours", "jsonschema-rs", "py-jsonschema", "valijson")]
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {_x(ratios['compile_vs_jsonschema_rs'].get(name))} |")
-    lines += ["", "### geometric means", "", "| measure | geomean | target | met |", "|---|---:|---:|:---:|"]
-    for t in summary["targets"].values():
-        lines.append(f"| {t['what']} | {_x(t['geomean'])} | {t['target']} | {'yes' if t['met'] else 'NO'} |")
+    lines += ["", "### geometric means", "", "| measure | geomean | MCP workloads only | target | met |",
+              "|---|---:|---:|---:|:---:|"]
+    mcp = summary["geomeans_mcp"]
+    for key, t in summary["targets"].items():
+        lines.append(f"| {t['what']} | {_x(t['geomean'])} | {_x(mcp[key])} | {t['target']} | "
+                     f"{'yes' if t['met'] else 'NO'} |")
     for key in ("speedup_vs_fastjsonschema", "speedup_vs_python_one_shot", "speedup_vs_valijson"):
-        lines.append(f"| {key.replace('_', ' ')} (information) | {_x(summary['geomeans'][key])} | | |")
+        name = key.replace("_", " ")
+        lines.append(f"| {name} (information) | {_x(summary['geomeans'][key])} | {_x(mcp[key])} | | |")
     return "\n".join(lines)
 
 
