@@ -1,13 +1,14 @@
 """Differential test: mcp_native.Validator against valijson on draft-07 schemas.
 
 The schemas are the official suite's draft-07 groups (tests/draft7/*.json and optional/*.json, not
-optional/format/) that need no remote document, and the draft-07 benchmark schemas. The instances
-are each group's own test data plus deterministic mutations of it (drop/add properties, change
-types, tweak numbers and strings, reorder/duplicate array items, nest) and the schema's own
-constants. Both sides see the same JSON bytes: valijson through `valijson_oracle` (built by
-scripts/test into build/cpp-tests), ours through `is_valid` on the Python objects and
-`is_valid_json` on the bytes. Every verdict must agree, except the cases listed in KNOWN, where
-valijson is known to be wrong; that list is checked strictly, so it stays true.
+optional/format/) that need no remote document, messages of the official MCP schema (2025-06-18,
+draft-07) and the draft-07 benchmark schemas. The instances are each group's own test data (or
+hand-written MCP messages) plus deterministic mutations of it (drop/add properties, change types,
+tweak numbers and strings, reorder/duplicate array items, nest) and the schema's own constants.
+Both sides see the same JSON bytes: valijson through `valijson_oracle` (built by scripts/test into
+build/cpp-tests), ours through `is_valid` on the Python objects and `is_valid_json` on the bytes.
+Every verdict must agree, except the cases listed in KNOWN, where valijson is known to be wrong;
+that list is checked strictly, so it stays true.
 """
 
 from __future__ import annotations
@@ -33,6 +34,41 @@ BENCH_SCHEMAS = {
     "citm_catalog_schema.json": ["citm_catalog.json"],
     "geojson.json": ["canada.json"],
     "recursive_schema.json": ["recursive_instance.json"],
+}
+# Messages of the official MCP schema (2025-06-18, draft-07): definition -> seed instances.
+MCP_VERSION = "2025-06-18"
+MCP_SEEDS: dict[str, list[Any]] = {
+    "CallToolResult": [
+        {"content": [{"type": "text", "text": "42 files"}], "structuredContent": {"count": 42}, "isError": False},
+        {"content": [
+            {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png", "annotations": {"priority": 0.5}},
+            {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "hi"}},
+            {"type": "resource_link", "uri": "file:///b.md", "name": "b.md"},
+        ]},
+    ],
+    "ListToolsResult": [
+        {"tools": [{"name": "search", "description": "Search files",
+                    "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+                    "outputSchema": {"type": "object", "properties": {"hits": {"type": "array"}}},
+                    "annotations": {"readOnlyHint": True, "title": "Search"}}],
+         "nextCursor": "c2"},
+    ],
+    "InitializeResult": [
+        {"protocolVersion": MCP_VERSION, "capabilities": {"tools": {"listChanged": True}, "logging": {}},
+         "serverInfo": {"name": "demo", "version": "1.0.0", "title": "Demo"}, "instructions": "Be brief."},
+    ],
+    "JSONRPCRequest": [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search", "arguments": {"q": "x"}}},
+    ],
+    "ReadResourceResult": [
+        {"contents": [{"uri": "file:///a.txt", "mimeType": "text/plain", "text": "hi"},
+                      {"uri": "file:///b.png", "blob": "aGk="}]},
+    ],
+    "CreateMessageRequest": [
+        {"method": "sampling/createMessage",
+         "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 100,
+                    "modelPreferences": {"hints": [{"name": "claude"}], "intelligencePriority": 0.8}}},
+    ],
 }
 # Instances bigger than this get only a few mutations: each one is another full copy on the wire.
 BIG_INSTANCE = 64 * 1024
@@ -293,6 +329,13 @@ def build_cases(shared: Path) -> list[Case]:
                 continue
             cases.append(_case(f"{rel}::{group['description']}", group["schema"],
                                [(f"t{i}", t["data"]) for i, t in enumerate(group["tests"])]))
+    mcp = json.loads((shared / "mcp-schema" / MCP_VERSION / "schema.json").read_text(encoding="utf-8"))
+    for definition, seeds in MCP_SEEDS.items():
+        # allOf rather than a root $ref: in draft-07 a $ref's siblings are ignored.
+        schema = {"$schema": mcp["$schema"], "allOf": [{"$ref": f"#/definitions/{definition}"}],
+                  "definitions": mcp["definitions"]}
+        cases.append(_case(f"mcp-schema/{MCP_VERSION}::{definition}", schema,
+                           [(f"s{i}", seed) for i, seed in enumerate(seeds)]))
     bench = shared / "bench-data"
     for schema_file, instance_files in BENCH_SCHEMAS.items():
         schema = json.loads((bench / schema_file).read_text(encoding="utf-8"))
