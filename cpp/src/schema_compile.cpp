@@ -212,7 +212,7 @@ class Compiler {
   uint32_t compile_root(const Json* root) {
     index_doc(root, "", opt.default_dialect);
     P.dialect = info_.at(root).dialect;
-    uint32_t r = node_for(root);
+    node_for(root);
     drain();
     if (P.dynamic) {
       // Every dynamic target must be compiled: anchors and $recursiveAnchor roots.
@@ -225,7 +225,12 @@ class Compiler {
       }
     }
     check_cycles();
-    return r;
+    if (!P.dynamic) skip_pure_refs();
+    for (auto& node : P.nodes) {
+      node.simple = node.boolean < 0 && !node.tracks;
+      for (uint32_t i = node.first; i < node.first + node.count; ++i) node.simple &= is_simple(P.keywords[i].op);
+    }
+    return nodes_.at(root);
   }
 
  private:
@@ -759,12 +764,52 @@ class Compiler {
         kws.insert(kws.begin() + props_at, std::move(props));
       }
     }
+    // Cheap checks of the value itself first: failures are found before descending.
+    std::stable_partition(kws.begin(), kws.end(), [](const Keyword& k) { return is_simple(k.op); });
     for (auto& x : last) kws.push_back(std::move(x));
     node.first = (uint32_t)P.keywords.size();
     node.count = (uint32_t)kws.size();
     if (kws.empty()) node.boolean = 1;
     for (auto& x : kws) P.keywords.push_back(std::move(x));
     P.nodes[n] = node;
+  }
+
+  static bool is_simple(Op op) {
+    switch (op) {
+      case Op::Type: case Op::Enum: case Op::Const: case Op::MultipleOf: case Op::Minimum:
+      case Op::Maximum: case Op::MinLength: case Op::MaxLength: case Op::Pattern: case Op::Format:
+      case Op::MinItems: case Op::MaxItems: case Op::UniqueItems: case Op::MinProperties:
+      case Op::MaxProperties: case Op::Required: case Op::DependentRequired:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // A subschema that is only a `$ref` adds nothing but a step (schema paths skip `$ref`), so
+  // edges point at its target directly. Not with dynamic references, whose scope it may enter.
+  void skip_pure_refs() {
+    auto pure = [&](uint32_t n) {
+      const Node& x = P.nodes[n];
+      return x.boolean < 0 && x.count == 1 && P.keywords[x.first].op == Op::Ref;
+    };
+    auto target = [&](uint32_t n) {
+      for (size_t hops = 0; pure(n) && hops <= P.nodes.size(); ++hops) n = P.keywords[P.nodes[n].first].kids[0];
+      return n;
+    };
+    auto fix = [&](uint32_t& n) { n = target(n); };
+    auto fix64 = [&](int64_t& n) {
+      if (n >= 0) n = target((uint32_t)n);
+    };
+    for (auto& k : P.keywords) {
+      for (auto& c : k.kids) fix(c);
+      for (auto& pr : k.props) fix(pr.second);
+      for (auto& pt : k.patterns) fix(pt.second);
+      fix64(k.additional);
+      fix64(k.then_);
+      fix64(k.else_);
+    }
+    nodes_[node_json_[0]] = target(nodes_.at(node_json_[0]));
   }
 
   // A subschema that reaches itself through keywords that apply to the same instance

@@ -276,9 +276,18 @@ Num num_of_decimal(const std::string& text) {
 }
 
 uint64_t hash_key(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a: keys are short
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
+  // Length plus the first and last 8 bytes, mixed: property names are short and a collision
+  // only costs a string compare.
+  uint64_t a = 0, b = 0;
+  size_t n = s.size();
+  if (n >= 8) {
+    std::memcpy(&a, s.data(), 8);
+    std::memcpy(&b, s.data() + n - 8, 8);
+  } else {
+    std::memcpy(&a, s.data(), n);
+  }
+  uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xff51afd7ed558ccdull;
+  return h ^ (h >> 29);
 }
 
 int64_t Program::find_prop(const Keyword& kw, std::string_view key, uint64_t hash) const {

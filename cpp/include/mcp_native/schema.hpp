@@ -185,6 +185,7 @@ struct Keyword {
 struct Node {
   int8_t boolean = -1;       ///< 0/1 for boolean schemas (and `{}` = 1), -1 otherwise
   bool tracks = false;       ///< has unevaluated*: evaluates with annotations
+  bool simple = false;       ///< only keywords that look at this value itself (no subschemas)
   uint32_t first = 0, count = 0;  ///< keyword range
   uint32_t resource = 0;     ///< schema resource containing it (for the dynamic scope)
 };

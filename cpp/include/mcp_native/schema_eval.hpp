@@ -116,6 +116,16 @@ bool json_equal(const typename A::Env& ea, typename A::Value a, const typename B
   return false;
 }
 
+/// A path step that does not own its key: built on every descent, turned into a PathTok only
+/// when errors are collected.
+struct Seg {
+  std::string_view key;
+  int64_t index = -1;
+  static Seg at(size_t i) { return {{}, (int64_t)i}; }
+  static Seg of(std::string_view k) { return {k, -1}; }
+  PathTok tok() const { return index >= 0 ? PathTok::at(index) : PathTok::of(key); }
+};
+
 /// Evaluated properties and items of one instance (for unevaluated*).
 struct Annot {
   bool all_props = false;
@@ -209,23 +219,27 @@ class Evaluator {
   };
 
   // Applies subschema si to a member/item of the instance (the instance path grows by `at`).
-  template <class Tok>
-  bool sub(uint32_t si, Value v, const Tok& at, std::initializer_list<PathTok> spath_toks) {
+  bool sub(uint32_t si, Value v, Seg at, std::initializer_list<Seg> spath_toks) {
+    if (!collecting()) {
+      const Node& n = P.nodes[si];
+      if (n.simple) return simple(n, v);  // a leaf: never nests deeper
+      Depth d(c_, P.limits.max_instance_depth);
+      return schema(si, v, nullptr);
+    }
     Depth d(c_, P.limits.max_instance_depth);
-    if (!collecting()) return schema(si, v, nullptr);
     size_t is = ipath.size(), ss = spath.size();
-    ipath.push_back(at);
-    spath.insert(spath.end(), spath_toks);
+    ipath.push_back(at.tok());
+    for (const Seg& t : spath_toks) spath.push_back(t.tok());
     bool ok = schema(si, v, nullptr);
     ipath.resize(is);
     spath.resize(ss);
     return ok;
   }
   // Applies subschema si to the same instance.
-  bool inplace(uint32_t si, Value v, Annot* an, std::initializer_list<PathTok> spath_toks) {
+  bool inplace(uint32_t si, Value v, Annot* an, std::initializer_list<Seg> spath_toks) {
     if (!collecting()) return schema(si, v, an);
     size_t ss = spath.size();
-    spath.insert(spath.end(), spath_toks);
+    for (const Seg& t : spath_toks) spath.push_back(t.tok());
     bool ok = schema(si, v, an);
     spath.resize(ss);
     return ok;
@@ -243,36 +257,75 @@ class Evaluator {
     return ok;
   }
 
+  [[noreturn, gnu::noinline]] void limit(const char* what, uint64_t value) {
+    throw LimitError(std::string(what) + std::to_string(value));
+  }
+
+  bool simple(const Node& n, Value v) {
+    Kind k = V::kind(env_, v);
+    for (const Keyword *kw = &P.keywords[n.first], *end = kw + n.count; kw != end; ++kw) {
+      if (kw->op == Op::Type ? !is_type(kw->types, kw->exclusive, k, v) : !check(*kw, k, v)) return false;
+    }
+    return true;
+  }
+
   bool schema(uint32_t si, Value v, Annot* up) {
     const Node& n = P.nodes[si];
     if (n.boolean >= 0) {
       if (!n.boolean) fail_named("false", nullptr, v);
       return n.boolean;
     }
-    if (++c_.steps > P.limits.max_steps)
-      throw LimitError("evaluation work exceeds max_steps=" + std::to_string(P.limits.max_steps));
+    Kind k = V::kind(env_, v);
+    const Keyword* kw = &P.keywords[n.first];
+    const Keyword* end = kw + n.count;
+    if (n.simple && !collecting()) return simple(n, v);
+    if (n.simple) {  // no subschemas: no recursion, annotations or scope to manage
+      bool ok = true;
+      for (; kw != end; ++kw) {
+        if (!check(*kw, k, v)) {
+          ok = false;
+          if (!collecting()) break;
+        }
+      }
+      return ok;
+    }
+    if (++c_.steps > P.limits.max_steps) limit("evaluation work exceeds max_steps=", P.limits.max_steps);
+    if (++c_.recursion > kMaxRecursion) limit("subschema recursion exceeds levels: ", kMaxRecursion);
     struct Rec {
       Counters& c;
-      explicit Rec(Counters& c_) : c(c_) {
-        if (++c.recursion > kMaxRecursion)
-          throw LimitError("subschema recursion exceeds " + std::to_string(kMaxRecursion) + " levels");
-      }
       ~Rec() { --c.recursion; }
-    } rec(c_);
+    } rec{c_};
+    if (P.dynamic || n.tracks || up) return schema_tracked(n, k, v, up);
+    bool ok = true;
+    for (; kw != end; ++kw) {
+      if (!keyword(*kw, k, v, nullptr)) {
+        ok = false;
+        if (!collecting()) break;
+      }
+    }
+    return ok;
+  }
+
+  // With annotations (unevaluated*) and the dynamic scope.
+  [[gnu::noinline]] bool schema_tracked(const Node& n, Kind k, Value v, Annot* up) {
     bool pushed = false;
     if (P.dynamic && (scope.empty() || scope.back() != n.resource)) {
       scope.push_back(n.resource);
       pushed = true;
     }
-    Kind k = V::kind(env_, v);
     Annot local;
     Annot* an = (n.tracks || up) ? &local : nullptr;
     bool ok = true;
-    for (uint32_t i = n.first, e = n.first + n.count; i < e; ++i) {
-      if (!keyword(P.keywords[i], k, v, an)) {
-        ok = false;
-        if (!collecting()) break;
+    try {
+      for (uint32_t i = n.first, e = n.first + n.count; i < e; ++i) {
+        if (!keyword(P.keywords[i], k, v, an)) {
+          ok = false;
+          if (!collecting()) break;
+        }
       }
+    } catch (...) {
+      if (pushed) scope.pop_back();
+      throw;
     }
     if (pushed) scope.pop_back();
     if (ok && up) up->merge(local);
@@ -315,6 +368,19 @@ class Evaluator {
   }
 
   bool keyword(const Keyword& kw, Kind k, Value v, Annot* an) {
+    switch (kw.op) {
+      case Op::Type: case Op::Enum: case Op::Const: case Op::MultipleOf: case Op::Minimum:
+      case Op::Maximum: case Op::MinLength: case Op::MaxLength: case Op::Pattern: case Op::Format:
+      case Op::MinItems: case Op::MaxItems: case Op::MinProperties: case Op::MaxProperties:
+        return check(kw, k, v);
+      case Op::PrefixItems: case Op::RestItems: return items(kw, k, v, an);
+      case Op::Props: return props(kw, k, v, an);
+      default: return applicator(kw, k, v, an);
+    }
+  }
+
+  // Keywords that look at the value itself.
+  bool check(const Keyword& kw, Kind k, Value v) {
     switch (kw.op) {
       case Op::Type:
         if (is_type(kw.types, kw.exclusive, k, v)) return true;
@@ -374,6 +440,48 @@ class Evaluator {
         fail(kw, v);
         return false;
       }
+      default: return applicator(kw, k, v, nullptr);
+    }
+  }
+
+  [[gnu::noinline]] bool items(const Keyword& kw, Kind k, Value v, Annot* an) {
+    if (k != Kind::Array) return true;
+    if (kw.op == Op::PrefixItems) {
+      bool ok = true;
+      size_t n = kw.kids.size();
+      V::arr_each(env_, v, [&](size_t i, Value x) {
+        if (i >= n) return false;
+        if (!sub(kw.kids[i], x, Seg::at(i), {Seg::of(kw.name), Seg::at(i)})) {
+          ok = false;
+          return collecting();
+        }
+        return true;
+      });
+      if (an) an->prefix = std::max<uint64_t>(an->prefix, std::min(n, V::arr_size(v)));
+      return ok;
+    }
+    if (V::arr_size(v) <= kw.count) return true;
+    bool ok = true;
+    const uint32_t kid = kw.kids[0];
+    if (P.nodes[kid].boolean == 0) {  // one error listing the extra items, like the reference
+      if (collecting()) fail(kw, v, {std::to_string(V::arr_size(v) - kw.count)});
+      return false;
+    }
+    V::arr_each(env_, v, [&](size_t i, Value x) {
+      if (i < kw.count) return true;
+      if (!sub(kid, x, Seg::at(i), {Seg::of(kw.name)})) {
+        ok = false;
+        return collecting();
+      }
+      return true;
+    });
+    if (an) an->all_items = true;
+    return ok;
+  }
+
+  // Keywords with subschemas (and the rarer checks).
+  [[gnu::noinline]] bool applicator(const Keyword& kw, Kind k, Value v, Annot* an) {
+    switch (kw.op) {
       case Op::UniqueItems: {
         if (k != Kind::Array) return true;
         std::vector<Value> items;
@@ -385,41 +493,6 @@ class Evaluator {
               return false;
             }
         return true;
-      }
-      case Op::PrefixItems: {
-        if (k != Kind::Array) return true;
-        bool ok = true;
-        size_t n = kw.kids.size();
-        V::arr_each(env_, v, [&](size_t i, Value x) {
-          if (i >= n) return false;
-          if (!sub(kw.kids[i], x, PathTok::at(i), {PathTok::of(kw.name), PathTok::at(i)})) {
-            ok = false;
-            return collecting();
-          }
-          return true;
-        });
-        if (an) an->prefix = std::max<uint64_t>(an->prefix, std::min(n, V::arr_size(v)));
-        return ok;
-      }
-      case Op::RestItems: {
-        if (k != Kind::Array) return true;
-        if (V::arr_size(v) <= kw.count) return true;
-        bool ok = true;
-        const bool false_schema = P.nodes[kw.kids[0]].boolean == 0;
-        if (false_schema) {  // one error listing the extra items, like the reference
-          if (collecting()) fail(kw, v, {std::to_string(V::arr_size(v) - kw.count)});
-          return false;
-        }
-        V::arr_each(env_, v, [&](size_t i, Value x) {
-          if (i < kw.count) return true;
-          if (!sub(kw.kids[0], x, PathTok::at(i), {PathTok::of(kw.name)})) {
-            ok = false;
-            return collecting();
-          }
-          return true;
-        });
-        if (an) an->all_items = true;
-        return ok;
       }
       case Op::Contains: {
         if (k != Kind::Array) return true;
@@ -504,7 +577,7 @@ class Evaluator {
         Value out{};
         for (size_t i = 0; i < kw.keys.size(); ++i) {
           if (!V::find(env_, v, P, kw.keys[i], out)) continue;
-          if (!inplace(kw.kids[i], v, an, {PathTok::of(kw.name), PathTok::of(P.keys[kw.keys[i]])})) {
+          if (!inplace(kw.kids[i], v, an, {Seg::of(kw.name), Seg::of(P.keys[kw.keys[i]])})) {
             ok = false;
             if (!collecting()) return false;
           }
@@ -514,7 +587,7 @@ class Evaluator {
       case Op::AllOf: {
         bool ok = true;
         for (size_t i = 0; i < kw.kids.size(); ++i) {
-          if (!inplace(kw.kids[i], v, an, {PathTok::of(kw.name), PathTok::at(i)})) {
+          if (!inplace(kw.kids[i], v, an, {Seg::of(kw.name), Seg::at(i)})) {
             ok = false;
             if (!collecting()) return false;
           }
@@ -552,15 +625,15 @@ class Evaluator {
       case Op::IfThenElse: {
         if (kw.then_ < 0 && kw.else_ < 0 && !an) return true;  // only its annotations matter
         if (quiet(kw.kids[0], v, an)) {
-          return kw.then_ < 0 || inplace((uint32_t)kw.then_, v, an, {PathTok::of("then")});
+          return kw.then_ < 0 || inplace((uint32_t)kw.then_, v, an, {Seg::of("then")});
         }
-        return kw.else_ < 0 || inplace((uint32_t)kw.else_, v, an, {PathTok::of("else")});
+        return kw.else_ < 0 || inplace((uint32_t)kw.else_, v, an, {Seg::of("else")});
       }
       // Like python-jsonschema, schema paths continue through `$ref` without naming it.
       case Op::Ref: return inplace(kw.kids[0], v, an, {});
       case Op::DynamicRef:
       case Op::RecursiveRef:
-        return inplace(kw.dynamic ? dynamic_target(kw) : kw.kids[0], v, an, {PathTok::of(kw.name)});
+        return inplace(kw.dynamic ? dynamic_target(kw) : kw.kids[0], v, an, {Seg::of(kw.name)});
       case Op::UnevaluatedItems: {
         if (k != Kind::Array) return true;
         bool ok = true;
@@ -622,7 +695,7 @@ class Evaluator {
       Value x{};
       for (auto [key, kid] : kw.props) {
         if (!V::find(env_, v, P, key, x)) continue;
-        if (!sub(kid, x, PathTok::of(P.keys[key]), {PathTok::of("properties"), PathTok::of(P.keys[key])})) {
+        if (!sub(kid, x, Seg::of(P.keys[key]), {Seg::of("properties"), Seg::of(P.keys[key])})) {
           ok = false;
           if (!collecting()) return false;
         }
@@ -638,7 +711,7 @@ class Evaluator {
         if (slot >= 0) {
           matched = true;
           uint32_t kid = kw.props[slot].second;
-          if (!sub(kid, x, PathTok::of(key), {PathTok::of("properties"), PathTok::of(key)})) {
+          if (!sub(kid, x, Seg::of(key), {Seg::of("properties"), Seg::of(key)})) {
             ok = false;
             if (!collecting()) return false;
           }
@@ -647,7 +720,7 @@ class Evaluator {
       for (auto [re, kid] : kw.patterns) {
         if (!search(re, key)) continue;
         matched = true;
-        if (!sub(kid, x, PathTok::of(key), {PathTok::of("patternProperties"), PathTok::of(P.regexes[re].pattern())})) {
+        if (!sub(kid, x, Seg::of(key), {Seg::of("patternProperties"), Seg::of(P.regexes[re].pattern())})) {
           ok = false;
           if (!collecting()) return false;
         }
@@ -660,7 +733,7 @@ class Evaluator {
           return true;
         }
         matched = true;
-        if (!sub((uint32_t)kw.additional, x, PathTok::of(key), {PathTok::of("additionalProperties")})) {
+        if (!sub((uint32_t)kw.additional, x, Seg::of(key), {Seg::of("additionalProperties")})) {
           ok = false;
           if (!collecting()) return false;
         }
