@@ -210,7 +210,7 @@ def run(quick: bool) -> dict[str, Any]:
                 for peer, make in PYTHON_PEERS.items():
                     if skip_slow and peer.startswith("py-jsonschema"):
                         row[peer] = "n/a (skipped when quick)"
-                    elif isinstance(prepared := _prepare(make, w), str):
+                    elif isinstance(prepared := _prepare(peer, make, w), str):
                         row[peer] = prepared
                     else:
                         calls[peer] = (prepared, w.instance)
@@ -243,16 +243,27 @@ def run(quick: bool) -> dict[str, Any]:
     return summarize(results, compile_ns, quick)
 
 
-def _prepare(make: Callable[[Workload], Callable[[Any], bool]], w: Workload) -> Callable[[Any], bool] | str:
-    """The peer's is_valid for w, checked against the expected verdict, or why it cannot be timed."""
+def _prepare(
+    peer: str, make: Callable[[Workload], Callable[[Any], bool]], w: Workload
+) -> Callable[[Any], bool] | str:
+    """The peer's is_valid for w, checked against the expected verdict, or why it cannot be timed.
+
+    A peer that fails is reported in the table; ours failing stops the run.
+    """
     try:
         is_valid = make(w)
         verdict = is_valid(w.instance)
     except NotApplicable as e:
         return f"n/a ({e})"
-    except Exception as e:  # a peer that cannot load the schema is reported, not fatal
+    except Exception as e:
+        if peer == "ours":
+            raise
         return f"n/a ({type(e).__name__}: {str(e)[:60]})"
-    return is_valid if verdict == w.valid else f"wrong verdict {verdict}"
+    if verdict != w.valid:
+        if peer == "ours":
+            raise AssertionError(f"{w.name}: Validator.is_valid gives {verdict}, expected {w.valid}")
+        return f"wrong verdict {verdict}"
+    return is_valid
 
 
 def _ratios(results: dict[str, dict[str, Any]], num: str, den: str) -> dict[str, float]:
