@@ -324,6 +324,42 @@ class SchemaValidator {
   }
 };
 
+// is_valid/is_valid_json as METH_FASTCALL methods: pybind11's dispatcher would be a large part of
+// a small validation.
+SchemaValidator* self_of(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  auto* v = static_cast<SchemaValidator*>(inst->get_value_and_holder().value_ptr());
+  if (!v) throw py::type_error("the validator is not initialized");
+  return v;
+}
+
+template <bool Json>
+PyObject* fast_is_valid(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 1) {
+    PyErr_Format(PyExc_TypeError, "%s() takes exactly one argument (%zd given)", Json ? "is_valid_json" : "is_valid", nargs);
+    return nullptr;
+  }
+  try {
+    SchemaValidator* v = self_of(self);
+    if constexpr (Json) return v->is_valid_json(args[0]).release().ptr();
+    else return py::bool_(v->is_valid(args[0])).release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+PyMethodDef fast_methods[] = {
+    {"is_valid", (PyCFunction)(void (*)(void))fast_is_valid<false>, METH_FASTCALL,
+     "True when the instance (Python objects) conforms to the schema."},
+    {"is_valid_json", (PyCFunction)(void (*)(void))fast_is_valid<true>, METH_FASTCALL,
+     "True when the JSON text conforms to the schema (no Python objects are built)."},
+};
+
 }  // namespace
 
 void bind_schema(py::module_& m) {
@@ -333,12 +369,14 @@ void bind_schema(py::module_& m) {
       .def(py::init<py::handle, std::optional<std::string>, bool, std::optional<py::dict>,
                     std::tuple<uint32_t, uint32_t, uint32_t, uint64_t>>(),
            py::arg("schema"), py::arg("dialect"), py::arg("formats"), py::arg("registry"), py::arg("limits"))
-      .def("is_valid", &SchemaValidator::is_valid, py::arg("instance"),
-           "True when the instance (Python objects) conforms to the schema.")
-      .def("is_valid_json", &SchemaValidator::is_valid_json, py::arg("data"),
-           "True when the JSON text conforms to the schema (no Python objects are built).")
       .def("_errors", &SchemaValidator::errors, py::arg("instance"))
       .def("_errors_json", &SchemaValidator::errors_json, py::arg("data"));
+  py::object cls = m.attr("SchemaValidator");
+  for (PyMethodDef& def : fast_methods) {
+    py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewMethod((PyTypeObject*)cls.ptr(), &def));
+    if (!descr) throw py::error_already_set();
+    cls.attr(def.ml_name) = descr;
+  }
 }
 
 }  // namespace mcp_native::bindings

@@ -226,9 +226,11 @@ class Compiler {
     }
     check_cycles();
     if (!P.dynamic) skip_pure_refs();
+    find_discriminators();
     for (auto& node : P.nodes) {
       node.simple = node.boolean < 0 && !node.tracks;
       for (uint32_t i = node.first; i < node.first + node.count; ++i) node.simple &= is_simple(P.keywords[i].op);
+      if (node.simple && node.count == 0) node.only_types = node.types;
     }
     return nodes_.at(root);
   }
@@ -761,15 +763,46 @@ class Compiler {
           while (props.slots[s] >= 0) s = (s + 1) & (cap - 1);
           props.slots[s] = (int32_t)i;
         }
+        // Required names that are declared properties are checked by the same lookups.
+        props.prop_required.assign(props.props.size(), 0);
+        for (auto it = kws.begin(); it != kws.end(); ++it) {
+          if (it->op != Op::Required) continue;
+          std::vector<uint32_t> rest;
+          for (uint32_t key : it->keys) {
+            auto pos = std::find_if(props.props.begin(), props.props.end(), [&](auto& p) { return p.first == key; });
+            if (pos == props.props.end()) {
+              rest.push_back(key);
+            } else if (!props.prop_required[pos - props.props.begin()]) {
+              props.prop_required[pos - props.props.begin()] = 1;
+              ++props.n_required;
+              props.required_value = it->value;
+            }
+          }
+          it->keys = std::move(rest);
+          if (it->keys.empty()) {
+            if ((int)(it - kws.begin()) < props_at) --props_at;
+            kws.erase(it);
+          }
+          break;
+        }
         kws.insert(kws.begin() + props_at, std::move(props));
       }
     }
     // Cheap checks of the value itself first: failures are found before descending.
     std::stable_partition(kws.begin(), kws.end(), [](const Keyword& k) { return is_simple(k.op); });
+    // `type` moves into the node: checked first, without a keyword dispatch.
+    for (auto it = kws.begin(); it != kws.end(); ++it) {
+      if (it->op == Op::Type && !it->exclusive) {
+        node.types = it->types;
+        node.type_value = it->value;
+        kws.erase(it);
+        break;
+      }
+    }
     for (auto& x : last) kws.push_back(std::move(x));
     node.first = (uint32_t)P.keywords.size();
     node.count = (uint32_t)kws.size();
-    if (kws.empty()) node.boolean = 1;
+    if (kws.empty() && !node.types) node.boolean = 1;
     for (auto& x : kws) P.keywords.push_back(std::move(x));
     P.nodes[n] = node;
   }
@@ -810,6 +843,46 @@ class Compiler {
       fix64(k.else_);
     }
     nodes_[node_json_[0]] = target(nodes_.at(node_json_[0]));
+  }
+
+  void find_discriminators() {
+    for (auto& node : P.nodes) {
+      if (node.boolean >= 0) continue;
+      const Keyword* props = nullptr;
+      std::vector<uint32_t> required;
+      for (uint32_t i = node.first; i < node.first + node.count; ++i) {
+        const Keyword& k = P.keywords[i];
+        if (k.op == Op::Props) {
+          props = &k;
+          for (size_t j = 0; j < k.props.size(); ++j)
+            if (k.prop_required[j]) required.push_back(k.props[j].first);
+        }
+        if (k.op == Op::Required) required.insert(required.end(), k.keys.begin(), k.keys.end());
+      }
+      if (!props) continue;
+      for (auto [key, kid] : props->props) {
+        const Node& c = P.nodes[kid];
+        const Json* value = nullptr;
+        for (uint32_t i = c.first; c.boolean < 0 && i < c.first + c.count; ++i) {
+          const Keyword& k = P.keywords[i];
+          if ((k.op == Op::Const || (k.op == Op::Enum && k.consts.size() == 1)) && k.consts[0]->t == Json::T::String)
+            value = k.consts[0];
+        }
+        if (!value) continue;
+        node.disc_key = (int32_t)key;
+        node.disc_value = value->s;
+        node.disc_required = std::find(required.begin(), required.end(), key) != required.end();
+        break;
+      }
+    }
+    for (auto& k : P.keywords) {
+      if (k.op != Op::AnyOf && k.op != Op::OneOf) continue;
+      for (uint32_t kid : k.kids)
+        if (P.nodes[kid].disc_key >= 0) {
+          k.disc_key = P.nodes[kid].disc_key;
+          break;
+        }
+    }
   }
 
   // A subschema that reaches itself through keywords that apply to the same instance

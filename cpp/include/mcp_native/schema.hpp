@@ -175,10 +175,14 @@ struct Keyword {
   std::vector<std::pair<uint32_t, uint32_t>> props;
   std::vector<int32_t> slots;
   std::vector<std::pair<uint32_t, uint32_t>> patterns;  ///< (regex, subschema)
+  std::vector<uint8_t> prop_required;  ///< Props: props[i] is also `required` (checked here)
+  uint32_t n_required = 0;             ///< Props: how many are
+  const Json* required_value = nullptr;  ///< Props: the `required` value (for messages)
   int64_t additional = -1;  ///< additionalProperties subschema
   int64_t then_ = -1, else_ = -1;  ///< IfThenElse (kids[0] is `if`)
   std::string anchor;       ///< DynamicRef anchor name
   bool dynamic = false;     ///< DynamicRef/RecursiveRef: resolve through the dynamic scope
+  int32_t disc_key = -1;    ///< AnyOf/OneOf: the discriminator property most branches pin
 };
 
 /// One compiled subschema.
@@ -186,8 +190,16 @@ struct Node {
   int8_t boolean = -1;       ///< 0/1 for boolean schemas (and `{}` = 1), -1 otherwise
   bool tracks = false;       ///< has unevaluated*: evaluates with annotations
   bool simple = false;       ///< only keywords that look at this value itself (no subschemas)
+  uint8_t types = 0;         ///< its `type` mask (0: none), checked before the keywords
+  uint8_t only_types = 0;    ///< the node is just a `type`: its mask
+  const Json* type_value = nullptr;  ///< the `type` value (for messages)
   uint32_t first = 0, count = 0;  ///< keyword range
   uint32_t resource = 0;     ///< schema resource containing it (for the dynamic scope)
+  /// Discriminator: `properties[keys[disc_key]]` is the string constant disc_value (and the
+  /// property is required when disc_required); -1 when there is none.
+  int32_t disc_key = -1;
+  bool disc_required = false;
+  std::string_view disc_value;
 };
 
 /// A schema resource (document root or subschema with `$id`), for dynamic references.

@@ -222,6 +222,7 @@ class Evaluator {
   bool sub(uint32_t si, Value v, Seg at, std::initializer_list<Seg> spath_toks) {
     if (!collecting()) {
       const Node& n = P.nodes[si];
+      if (n.only_types) return is_type(n.only_types, false, V::kind(env_, v), v);
       if (n.simple) return simple(n, v);  // a leaf: never nests deeper
       Depth d(c_, P.limits.max_instance_depth);
       return schema(si, v, nullptr);
@@ -263,9 +264,9 @@ class Evaluator {
 
   bool simple(const Node& n, Value v) {
     Kind k = V::kind(env_, v);
-    for (const Keyword *kw = &P.keywords[n.first], *end = kw + n.count; kw != end; ++kw) {
-      if (kw->op == Op::Type ? !is_type(kw->types, kw->exclusive, k, v) : !check(*kw, k, v)) return false;
-    }
+    if (n.types && !is_type(n.types, false, k, v)) return false;
+    for (const Keyword *kw = P.keywords.data() + n.first, *end = kw + n.count; kw != end; ++kw)
+      if (!check(*kw, k, v)) return false;
     return true;
   }
 
@@ -275,18 +276,19 @@ class Evaluator {
       if (!n.boolean) fail_named("false", nullptr, v);
       return n.boolean;
     }
-    Kind k = V::kind(env_, v);
-    const Keyword* kw = &P.keywords[n.first];
-    const Keyword* end = kw + n.count;
     if (n.simple && !collecting()) return simple(n, v);
+    Kind k = V::kind(env_, v);
+    bool ok = true;
+    if (n.types && !is_type(n.types, false, k, v)) {
+      if (!collecting()) return false;
+      fail_named("type", n.type_value, v);
+      ok = false;
+    }
+    const Keyword* kw = P.keywords.data() + n.first;
+    const Keyword* end = kw + n.count;
     if (n.simple) {  // no subschemas: no recursion, annotations or scope to manage
-      bool ok = true;
-      for (; kw != end; ++kw) {
-        if (!check(*kw, k, v)) {
-          ok = false;
-          if (!collecting()) break;
-        }
-      }
+      for (; kw != end; ++kw)
+        if (!check(*kw, k, v)) ok = false;
       return ok;
     }
     if (++c_.steps > P.limits.max_steps) limit("evaluation work exceeds max_steps=", P.limits.max_steps);
@@ -295,8 +297,7 @@ class Evaluator {
       Counters& c;
       ~Rec() { --c.recursion; }
     } rec{c_};
-    if (P.dynamic || n.tracks || up) return schema_tracked(n, k, v, up);
-    bool ok = true;
+    if (P.dynamic || n.tracks || up) return schema_tracked(n, k, v, up) && ok;
     for (; kw != end; ++kw) {
       if (!keyword(*kw, k, v, nullptr)) {
         ok = false;
@@ -596,7 +597,9 @@ class Evaluator {
       }
       case Op::AnyOf: {
         bool ok = false;
+        Disc disc = discriminate(kw, k, v);
         for (uint32_t kid : kw.kids) {
+          if (disc.rejects(P.nodes[kid])) continue;
           if (quiet(kid, v, an)) {
             ok = true;
             if (!an) break;  // annotations need every passing branch
@@ -608,7 +611,9 @@ class Evaluator {
       case Op::OneOf: {
         std::vector<std::string> passing;
         size_t n = 0;
+        Disc disc = discriminate(kw, k, v);
         for (size_t i = 0; i < kw.kids.size(); ++i) {
+          if (disc.rejects(P.nodes[kw.kids[i]])) continue;
           if (quiet(kw.kids[i], v, n == 0 ? an : nullptr)) {
             if (collecting()) passing.push_back(std::to_string(i));
             if (++n > 1 && !collecting()) break;
@@ -680,6 +685,31 @@ class Evaluator {
     return true;
   }
 
+  // Branches that pin a property to a string constant cannot match an object whose value
+  // differs (or that lacks it, when required): anyOf/oneOf skip them without evaluating.
+  struct Disc {
+    int32_t key = -1;  // -1: no discrimination
+    bool present = false, is_string = false;
+    std::string_view value;
+    bool rejects(const Node& n) const {
+      if (key < 0 || n.disc_key != key) return false;
+      if (!present) return n.disc_required;
+      return !is_string || n.disc_value != value;
+    }
+  };
+  Disc discriminate(const Keyword& kw, Kind k, Value v) {
+    Disc d;
+    if (kw.disc_key < 0 || k != Kind::Object) return d;
+    d.key = kw.disc_key;
+    Value x{};
+    d.present = V::find(env_, v, P, (uint32_t)kw.disc_key, x);
+    if (d.present && V::kind(env_, x) == Kind::String) {
+      d.is_string = true;
+      d.value = V::str(env_, x);
+    }
+    return d;
+  }
+
   bool search(uint32_t re, std::string_view s) {
     try {
       return P.regexes[re].search(s);
@@ -691,24 +721,43 @@ class Evaluator {
   bool props(const Keyword& kw, Kind k, Value v, Annot* an) {
     if (k != Kind::Object) return true;
     bool ok = true;
-    if (V::kFastLookup && kw.patterns.empty() && kw.additional < 0 && !an) {
+    // Hash lookups of the declared names when the view has them and the object is not much
+    // smaller than the declaration; members are only walked when some may be undeclared.
+    bool declared_done = false;
+    if (V::kFastLookup && kw.patterns.empty() && !an &&
+        (kw.additional < 0 || V::obj_size(v) * 2 >= kw.props.size())) {
       Value x{};
-      for (auto [key, kid] : kw.props) {
-        if (!V::find(env_, v, P, key, x)) continue;
+      size_t found = 0;
+      for (size_t i = 0; i < kw.props.size(); ++i) {
+        auto [key, kid] = kw.props[i];
+        if (!V::find(env_, v, P, key, x)) {
+          if (kw.prop_required[i]) {
+            ok = false;
+            if (!collecting()) return false;
+            fail_named("required", kw.required_value, v, {P.keys[key]});
+          }
+          continue;
+        }
+        ++found;
         if (!sub(kid, x, Seg::of(P.keys[key]), {Seg::of("properties"), Seg::of(P.keys[key])})) {
           ok = false;
           if (!collecting()) return false;
         }
       }
-      return ok;
+      if (kw.additional < 0 || found == V::obj_size(v)) return ok;
+      declared_done = true;
     }
     const bool additional_false = kw.additional >= 0 && P.nodes[kw.additional].boolean == 0;
     std::vector<std::string> unexpected;
+    uint32_t required_seen = 0;
     V::obj_each(env_, v, [&](std::string_view key, Value x) {
       bool matched = false;
       if (!kw.props.empty()) {
         int64_t slot = P.find_prop(kw, key, hash_key(key));
-        if (slot >= 0) {
+        if (slot >= 0) required_seen += kw.prop_required[slot];
+        if (slot >= 0 && declared_done) {
+          matched = true;
+        } else if (slot >= 0) {
           matched = true;
           uint32_t kid = kw.props[slot].second;
           if (!sub(kid, x, Seg::of(key), {Seg::of("properties"), Seg::of(key)})) {
@@ -742,6 +791,13 @@ class Evaluator {
       return true;
     });
     if (!unexpected.empty()) fail_named("additionalProperties", nullptr, v, std::move(unexpected));
+    if (!declared_done && required_seen < kw.n_required && (ok || collecting())) {
+      ok = false;
+      Value x{};
+      for (size_t i = 0; i < kw.props.size(); ++i)
+        if (kw.prop_required[i] && !V::find(env_, v, P, kw.props[i].first, x))
+          fail_named("required", kw.required_value, v, {P.keys[kw.props[i].first]});
+    }
     return ok;
   }
 
