@@ -10,6 +10,7 @@ Run alone: ``python benchmarks/bench_json.py [--quick]``.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import os
@@ -53,9 +54,8 @@ LOADERS: dict[str, Callable[[bytes], Any]] = {
 }
 
 
-def time_per_call(fn: Callable[[Any], Any], arg: Any, quick: bool) -> float:
-    """Best-of-N seconds per call, each sample long enough to dwarf the timer's resolution."""
-    budget = 0.005 if quick else 0.04
+def _loops(fn: Callable[[Any], Any], arg: Any, budget: float) -> int:
+    """Number of calls that take about ``budget`` seconds."""
     n = 1
     while True:
         t0 = time.perf_counter()
@@ -63,14 +63,30 @@ def time_per_call(fn: Callable[[Any], Any], arg: Any, quick: bool) -> float:
             fn(arg)
         dt = time.perf_counter() - t0
         if dt >= budget:
-            break
+            return n
         n *= 2 if dt == 0 else max(2, min(100, int(budget / dt * 1.2)))
-    best = dt / n
-    for _ in range(2 if quick else 7):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn(arg)
-        best = min(best, (time.perf_counter() - t0) / n)
+
+
+def time_per_call(fns: dict[str, Callable[[Any], Any]], arg: Any, quick: bool) -> dict[str, float]:
+    """Best-of-N seconds per call of each function. Rounds alternate between the functions so
+    that a noisy moment on the (shared) machine does not favour one of them. The cyclic garbage
+    collector is off while timing, as in timeit: its passes land on whichever call happens to
+    cross its threshold."""
+    budget = 0.005 if quick else 0.03
+    gc.collect()
+    gc.disable()
+    try:
+        loops = {name: _loops(fn, arg, budget) for name, fn in fns.items()}
+        best = {name: float("inf") for name in fns}
+        for _ in range(3 if quick else 9):
+            for name, fn in fns.items():
+                n = loops[name]
+                t0 = time.perf_counter()
+                for _ in range(n):
+                    fn(arg)
+                best[name] = min(best[name], (time.perf_counter() - t0) / n)
+    finally:
+        gc.enable()
     return best
 
 
@@ -95,7 +111,7 @@ def run(kind: str, table: dict[str, Callable[[Any], Any]], inputs: dict[str, Any
     print(f"{'payload':30}" + "".join(f"{n:>22}" for n in names))
     rows: dict[str, Any] = {}
     for pname, arg in inputs.items():
-        times = {lib: time_per_call(fn, arg, quick) for lib, fn in table.items()}
+        times = time_per_call(table, arg, quick)
         ratios = {lib: times[lib] / times["orjson"] for lib in names}
         rows[pname] = {"us": {k: round(v * 1e6, 3) for k, v in times.items()},
                        "ratio_to_orjson": {k: round(v, 3) for k, v in ratios.items()}}

@@ -348,6 +348,12 @@ def test_dumps_bad_arguments():
         dumps()
     with pytest.raises(TypeError, match="takes 1 positional argument"):
         dumps(1, None)
+    with pytest.raises(TypeError, match="multiple values for argument 'obj'"):
+        dumps(1, obj=2)
+    with pytest.raises(TypeError, match="multiple values for argument 'data'"):
+        loads("1", data="2")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'cls'"):
+        loads("1", cls=None)
 
 
 def test_dumps_list_mutated_by_default():
@@ -379,3 +385,51 @@ def test_threads_share_nothing_visible():
 def test_exported():
     assert "dumps" in mcp_native.__all__ and "loads" in mcp_native.__all__
     assert mcp_native.dumps is dumps and mcp_native.loads is loads
+
+
+def test_reentrant_loads_from_a_finalizer():
+    # Building objects can start a garbage collection whose finalizers run Python code; a loads
+    # there must not disturb the parser of the loads in progress.
+    import gc
+
+    seen = []
+
+    class Cycle:
+        def __init__(self):
+            self.me = self
+
+        def __del__(self):
+            seen.append(loads(b'{"inner":[1,2,3],"k":"v"}'))
+
+    doc = {"items": [{"id": i, "name": f"n{i}", "tags": ["a", "b"]} for i in range(300)]}
+    data = dumps(doc)
+    old = gc.get_threshold()
+    gc.set_threshold(1)
+    try:
+        for _ in range(20):
+            Cycle()
+            assert loads(data) == doc
+    finally:
+        gc.set_threshold(*old)
+        gc.collect()
+    assert seen and all(s == {"inner": [1, 2, 3], "k": "v"} for s in seen)
+
+
+def test_loads_text_at_the_end_of_a_mapping():
+    # The text is parsed in place when simdjson's read-ahead stays within its page, else copied.
+    import mmap
+
+    doc = b'{"k":[1,2.5,"v"],"n":null}'
+    with mmap.mmap(-1, mmap.PAGESIZE) as m:
+        for end in (mmap.PAGESIZE, mmap.PAGESIZE - 1, mmap.PAGESIZE - 63, mmap.PAGESIZE - 64, mmap.PAGESIZE - 65, 200):
+            m[end - len(doc) : end] = doc
+            view = memoryview(m)[end - len(doc) : end]
+            try:
+                assert loads(view) == {"k": [1, 2.5, "v"], "n": None}
+                m[end - 1 : end] = b"x"  # now invalid, and the error is found at the end
+                with pytest.raises(JSONDecodeError) as info:
+                    loads(view)
+                assert info.value.pos == len(doc) - 1
+            finally:
+                view.release()
+            m[end - len(doc) : end] = b" " * len(doc)

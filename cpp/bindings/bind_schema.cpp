@@ -6,6 +6,7 @@
 #include "bindings.hpp"
 #include "mcp_native/schema_dom.hpp"
 #include "py_instance.hpp"
+#include "py_json.hpp"
 
 namespace py = pybind11;
 
@@ -126,59 +127,49 @@ py::object json_to_py(const Json& j) {
   return py::none();
 }
 
-py::object element_to_object(simdjson::dom::element e) {
-  using T = simdjson::dom::element_type;
-  switch (e.type()) {
-    case T::NULL_VALUE: return py::none();
-    case T::BOOL: return py::bool_(e.get_bool().value_unsafe());
-    case T::INT64: return py::int_(e.get_int64().value_unsafe());
-    case T::UINT64: return py::int_(e.get_uint64().value_unsafe());
-    case T::DOUBLE: return py::float_(e.get_double().value_unsafe());
-    case T::STRING: return py::str(std::string(e.get_string().value_unsafe()));
-    case T::ARRAY: {
-      py::list l;
-      simdjson::dom::array a = e.get_array().value_unsafe();
-      for (auto x : a) l.append(element_to_object(x));
-      return std::move(l);
-    }
-    case T::OBJECT: {
-      py::dict d;
-      simdjson::dom::object o = e.get_object().value_unsafe();
-      for (auto m : o) d[py::str(std::string(m.key))] = element_to_object(m.value);
-      return std::move(d);
+// The UTF-8 text of a bytes-like object (its buffer held, so that it cannot change while the
+// GIL is released) or of a str.
+class Source {
+ public:
+  explicit Source(py::handle data) {
+    if (PyUnicode_Check(data.ptr())) {
+      Py_ssize_t n;
+      const char* p = PyUnicode_AsUTF8AndSize(data.ptr(), &n);
+      if (!p) throw py::error_already_set();
+      text_ = {p, (size_t)n};
+    } else if (PyObject_GetBuffer(data.ptr(), &view_, PyBUF_SIMPLE) == 0) {
+      held_ = true;
+      text_ = {(const char*)view_.buf, (size_t)view_.len};
+    } else {
+      PyErr_Clear();
+      throw py::type_error(std::string("expected bytes, bytearray, memoryview or str, not ") + Py_TYPE(data.ptr())->tp_name);
     }
   }
-  return py::none();
-}
+  ~Source() {
+    if (held_) PyBuffer_Release(&view_);
+  }
+  Source(const Source&) = delete;
+  Source& operator=(const Source&) = delete;
+  std::string_view text() const { return text_; }
 
-// JSON text of a bytes-like object or str, copied into a per-thread padded buffer.
-struct Text {
-  const char* data;
-  size_t size;
+ private:
+  Py_buffer view_{};
+  bool held_ = false;
+  std::string_view text_;
 };
 
-Text text_of(py::handle data, std::vector<char>& buf) {
-  const char* p = nullptr;
-  Py_ssize_t n = 0;
-  Py_buffer view;
-  bool have_view = false;
-  if (PyUnicode_Check(data.ptr())) {
-    p = PyUnicode_AsUTF8AndSize(data.ptr(), &n);
-    if (!p) throw py::error_already_set();
-  } else if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_SIMPLE) == 0) {
-    have_view = true;
-    p = (const char*)view.buf;
-    n = view.len;
-  } else {
-    PyErr_Clear();
-    throw py::type_error(std::string("expected bytes, bytearray, memoryview or str, not ") + Py_TYPE(data.ptr())->tp_name);
+// Releases the GIL while C++ works on a large text; for small ones releasing and taking it back
+// would cost more than the work.
+class NoGil {
+ public:
+  explicit NoGil(const Source& src) {
+    if (src.text().size() >= kMinBytes) release_.emplace();
   }
-  buf.resize((size_t)n + simdjson::SIMDJSON_PADDING);
-  std::memcpy(buf.data(), p, (size_t)n);
-  std::memset(buf.data() + n, 0, simdjson::SIMDJSON_PADDING);
-  if (have_view) PyBuffer_Release(&view);
-  return {buf.data(), (size_t)n};
-}
+
+ private:
+  static constexpr size_t kMinBytes = 8192;
+  std::optional<py::gil_scoped_release> release_;
+};
 
 class SchemaValidator {
  public:
@@ -235,10 +226,11 @@ class SchemaValidator {
   }
 
   py::object is_valid_json(py::handle data) const {
-    Parsed p = parse(data);
+    Source src(data);
+    Parsed p = parse(src);
     if (p.fallback) return py::bool_(is_valid(p.fallback));
     bool ok = guarded([&] {
-      py::gil_scoped_release nogil;
+      NoGil nogil(src);
       DomView::Env env;
       Counters c;
       Evaluator<DomView, false> ev(*program_, env, c);
@@ -248,19 +240,22 @@ class SchemaValidator {
   }
 
   py::list errors_json(py::handle data) const {
-    Parsed p = parse(data);
+    Source src(data);
+    Parsed p = parse(src);
     if (p.fallback) return errors(p.fallback);
     return guarded([&] {
       DomView::Env env;
       Counters c;
       Evaluator<DomView, true> ev(*program_, env, c);
       {
-        py::gil_scoped_release nogil;
+        NoGil nogil(src);
         ev.run(p.root);
       }
       py::list out;
       for (auto& e : ev.errors) {
-        py::object inst = e.instance_is_key ? py::object(py::str(e.key)) : element_to_object(e.instance);
+        py::object inst = e.instance_is_key ? py::object(py::str(e.key))
+                                            : py::reinterpret_steal<py::object>(element_to_py(e.instance));
+        if (!inst) throw py::error_already_set();
         out.append(error_tuple(e, inst));
       }
       return out;
@@ -285,41 +280,41 @@ class SchemaValidator {
   };
 
   // Parses with the calling thread's parser (the element stays valid until its next use).
-  Parsed parse(py::handle data) const {
+  Parsed parse(const Source& src) const {
     thread_local simdjson::dom::parser parser;
     thread_local std::vector<char> buf;
-    Text t = text_of(data, buf);
+    std::string_view doc = src.text();
     size_t depth = program_->limits.max_instance_depth + 1;
     simdjson::error_code err;
     Parsed p;
     {
-      py::gil_scoped_release nogil;
+      NoGil nogil(src);
+      // simdjson reads up to SIMDJSON_PADDING bytes past the end, whatever they hold: in place
+      // when those stay within the page of the last byte, else from a padded copy.
+      const char* text = doc.data();
+      uintptr_t last = (uintptr_t)doc.data() + doc.size();
+      if (doc.empty() || last / 4096 != (last + simdjson::SIMDJSON_PADDING) / 4096) {
+        buf.resize(doc.size() + simdjson::SIMDJSON_PADDING);
+        std::memcpy(buf.data(), doc.data(), doc.size());
+        std::memset(buf.data() + doc.size(), 0, simdjson::SIMDJSON_PADDING);
+        text = buf.data();
+      }
       err = simdjson::SUCCESS;
-      if (parser.max_depth() != depth || parser.capacity() < t.size)
-        err = parser.allocate(std::max(t.size, parser.capacity()), depth);
-      if (!err) err = parser.parse((const uint8_t*)t.data, t.size, false).get(p.root);
+      if (parser.max_depth() != depth || parser.capacity() < doc.size())
+        err = parser.allocate(std::max(doc.size(), parser.capacity()), depth);
+      if (!err) err = parser.parse((const uint8_t*)text, doc.size(), false).get(p.root);
     }
     if (!err) return p;
     if (err == simdjson::DEPTH_ERROR)
       raise_limit("instance nesting depth exceeds max_instance_depth=" + std::to_string(program_->limits.max_instance_depth));
     if (err == simdjson::NUMBER_ERROR) {
-      // Integers beyond 64 bits: the standard parser builds them (and rejects bad numbers).
-      py::object text = PyUnicode_Check(data.ptr()) ? py::reinterpret_borrow<py::object>(data)
-                                                   : py::reinterpret_steal<py::object>(PyBytes_FromStringAndSize(t.data, (Py_ssize_t)t.size));
-      try {
-        p.fallback = py::module_::import("json").attr("loads")(text);
-      } catch (py::error_already_set& e) {
-        if (!e.matches(PyExc_ValueError)) throw;
-        raise_decode(simdjson::error_message(err));
-      }
+      // Integers beyond 64 bits: the codec's parser builds them (and rejects bad numbers).
+      PyObject* obj = parse_to_py(doc);
+      if (!obj) throw py::error_already_set();
+      p.fallback = py::reinterpret_steal<py::object>(obj);
       return p;
     }
-    raise_decode(simdjson::error_message(err));
-  }
-
-  [[noreturn]] static void raise_decode(const char* msg) {
-    py::object err = errors_module().attr("JSONDecodeError")(msg, "", 0);
-    PyErr_SetObject(errors_module().attr("JSONDecodeError").ptr(), err.ptr());
+    raise_decode_error(err, doc);
     throw py::error_already_set();
   }
 };

@@ -24,12 +24,17 @@ struct PyView {
   };
   static constexpr bool kFastLookup = true;
 
-  static Kind kind(const Env&, PyObject* o) {
+  [[gnu::always_inline]] static Kind kind(const Env&, PyObject* o) {
     PyTypeObject* t = Py_TYPE(o);
     if (t == &PyUnicode_Type) return Kind::String;
     if (t == &PyDict_Type) return Kind::Object;
     if (t == &PyList_Type) return Kind::Array;
     if (t == &PyLong_Type) return Kind::Number;
+    if (t == &PyFloat_Type && std::isfinite(PyFloat_AS_DOUBLE(o))) return Kind::Number;
+    return other_kind(o);
+  }
+  [[gnu::noinline]] static Kind other_kind(PyObject* o) {
+    PyTypeObject* t = Py_TYPE(o);
     if (t == &PyFloat_Type) return check_float(o);
     if (o == Py_None) return Kind::Null;
     if (t == &PyBool_Type) return Kind::Bool;

@@ -52,6 +52,20 @@ class Dumper {
   }
   void leave() { --depth_; }
 
+  // Writes a value borrowed from a list or dict. Values whose writing can run Python code
+  // (containers, subclasses, default()) are held meanwhile, as that code may remove them from
+  // their container; exact str/int/float values are not, sparing a write to every object.
+  bool borrowed(PyObject* o) {
+    PyTypeObject* t = Py_TYPE(o);
+    if (t == &PyFloat_Type) return real(o);
+    if (t == &PyUnicode_Type) return str(o);
+    if (t == &PyLong_Type) return integer(o);
+    Py_INCREF(o);
+    const bool ok = value(o);
+    Py_DECREF(o);
+    return ok;
+  }
+
   bool str(PyObject* o) {
     if (PyUnicode_IS_COMPACT_ASCII(o)) {
       w_.write_string({static_cast<const char*>(PyUnicode_DATA(o)),
@@ -67,6 +81,20 @@ class Dumper {
 
   // Decimal text of an int, as int.__repr__ gives it (subclasses such as IntEnum included).
   bool integer(PyObject* o) {
+#if PY_VERSION_HEX < 0x030C0000
+    // Ints of at most one 30-bit digit (most of them) are read directly.
+    const Py_ssize_t size = Py_SIZE(o);
+    if (size >= -1 && size <= 1) {
+      const auto digit = static_cast<std::int64_t>(reinterpret_cast<PyLongObject*>(o)->ob_digit[0]);
+      w_.write_int(size < 0 ? -digit : size * digit);
+      return true;
+    }
+#else
+    if (PyUnstable_Long_IsCompact(reinterpret_cast<PyLongObject*>(o))) {
+      w_.write_int(PyUnstable_Long_CompactValue(reinterpret_cast<PyLongObject*>(o)));
+      return true;
+    }
+#endif
     int overflow;
     const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (!overflow) {
@@ -104,11 +132,7 @@ class Dumper {
     // The size is re-read each time: default() may run arbitrary code that resizes the list.
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) {
       if (i) w_.put(',');
-      PyObject* item = PyList_GET_ITEM(o, i);
-      Py_INCREF(item);
-      const bool ok = value(item);
-      Py_DECREF(item);
-      if (!ok) return false;
+      if (!borrowed(PyList_GET_ITEM(o, i))) return false;
     }
     w_.put(']');
     leave();
@@ -176,13 +200,11 @@ class Dumper {
     PyObject *k, *v;
     bool first = true;
     while (PyDict_Next(o, &pos, &k, &v)) {
-      // Held while written: default() may run code that removes them from the dict.
-      Py_INCREF(k);
-      Py_INCREF(v);
-      const bool ok = member(k, v, first);
-      Py_DECREF(k);
-      Py_DECREF(v);
-      if (!ok) return false;
+      // Writing a key runs no Python code, and the key is done with before the value starts.
+      if (!first) w_.put(',');
+      if (!key(k)) return false;
+      w_.put(':');
+      if (!borrowed(v)) return false;
       first = false;
     }
     w_.put('}');
@@ -299,11 +321,25 @@ std::size_t key_slot(std::string_view s) {
   return static_cast<std::size_t>((h ^ (h >> 29)) * 0xBF58476D1CE4E5B9ULL >> 54) % kKeyCacheSize;
 }
 
+// Short keys compare faster inline, 8 bytes at a time, than through a call to memcmp.
+bool same_bytes(const char* a, const char* b, std::size_t n) {
+  for (; n >= 8; a += 8, b += 8, n -= 8) {
+    std::uint64_t x, y;
+    std::memcpy(&x, a, 8);
+    std::memcpy(&y, b, 8);
+    if (x != y) return false;
+  }
+  for (; n > 0; --n) {
+    if (*a++ != *b++) return false;
+  }
+  return true;
+}
+
 PyObject* make_key(std::string_view s) {
   if (s.size() > kMaxCachedKey || !is_ascii(s.data(), s.size())) return make_str(s);
   PyObject*& slot = g_key_cache[key_slot(s)];
   if (slot != nullptr && static_cast<std::size_t>(PyUnicode_GET_LENGTH(slot)) == s.size() &&
-      std::memcmp(PyUnicode_DATA(slot), s.data(), s.size()) == 0) {
+      same_bytes(static_cast<const char*>(PyUnicode_DATA(slot)), s.data(), s.size())) {
     Py_INCREF(slot);
     return slot;
   }
@@ -327,6 +363,13 @@ struct Parser {
   bool busy = false;
 
   simdjson::simdjson_result<simdjson::dom::element> parse(std::string_view doc) {
+    // simdjson reads up to SIMDJSON_PADDING bytes past the end, whatever they hold. When those
+    // bytes lie in the page of the last byte they are readable, and the text is parsed in place
+    // (simdjson's documented "page trick"); otherwise it is copied into a padded buffer.
+    const auto last = reinterpret_cast<std::uintptr_t>(doc.data() + doc.size()) - 1;
+    if (!doc.empty() && last / 4096 == (last + simdjson::SIMDJSON_PADDING) / 4096) {
+      return parser.parse(doc.data(), doc.size(), false);
+    }
     if (cap < doc.size() + simdjson::SIMDJSON_PADDING) {
       cap = doc.size() + simdjson::SIMDJSON_PADDING + doc.size() / 2;
       buf.reset(new char[cap]);
@@ -397,7 +440,8 @@ PyObject* parse_fallback(simdjson::error_code err, std::string_view doc) {
   Py_DECREF(text);
   if (r == nullptr && PyErr_ExceptionMatches(PyExc_RecursionError)) {
     PyErr_Clear();
-    raise_at("Document with numbers beyond 64 bits is nested too deeply", doc, 0);
+    raise_at("Document nested too deeply for the fallback parser (used for integers beyond "
+             "64 bits, numbers beyond the double range and escaped lone surrogates)", doc, 0);
   }
   return r;
 }
@@ -519,9 +563,12 @@ bool kwarg_is(PyObject* name, const char* want) {
   return PyUnicode_CompareWithASCIIString(name, want) == 0;
 }
 
-int too_many_positional(const char* fn, Py_ssize_t nargs) {
+void too_many_positional(const char* fn, Py_ssize_t nargs) {
   PyErr_Format(PyExc_TypeError, "%s() takes 1 positional argument but %zd were given", fn, nargs);
-  return -1;
+}
+
+void too_many_values(const char* fn, const char* arg) {
+  PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fn, arg);
 }
 
 }  // namespace
@@ -541,7 +588,8 @@ PyObject* py_dumps(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
       const int b = PyObject_IsTrue(v);
       if (b < 0) return nullptr;
       sort_keys = b;
-    } else if (kwarg_is(name, "obj") && obj == nullptr) {
+    } else if (kwarg_is(name, "obj")) {
+      if (obj != nullptr) return too_many_values("dumps", "obj"), nullptr;
       obj = v;
     } else {
       PyErr_Format(PyExc_TypeError, "dumps() got an unexpected keyword argument '%U'", name);
@@ -576,7 +624,8 @@ PyObject* py_loads(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t i = 0; i < nkw; ++i) {
     PyObject* name = PyTuple_GET_ITEM(kwnames, i);
-    if (kwarg_is(name, "data") && data == nullptr) {
+    if (kwarg_is(name, "data")) {
+      if (data != nullptr) return too_many_values("loads", "data"), nullptr;
       data = args[nargs + i];
     } else {
       PyErr_Format(PyExc_TypeError, "loads() got an unexpected keyword argument '%U'", name);

@@ -3,6 +3,7 @@
 #include "mcp_native/formats.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,9 +17,52 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 
+// ASCII character classes as bits of one table, so that the URI, e-mail and host name scanners
+// spend one lookup per character.
+enum : uint16_t {
+  kAlpha = 1 << 0,
+  kDigit = 1 << 1,
+  kHexLetter = 1 << 2,
+  kUnreserved = 1 << 3,  // RFC 3986: ALPHA DIGIT - . _ ~
+  kSubDelim = 1 << 4,    // RFC 3986: ! $ & ' ( ) * + , ; =
+  kColon = 1 << 5,
+  kAt = 1 << 6,
+  kSlash = 1 << 7,
+  kQuestion = 1 << 8,
+  kAtext = 1 << 9,  // RFC 5321
+  kHyphen = 1 << 10,
+  kDot = 1 << 11,
+};
+constexpr uint16_t kRegName = kUnreserved | kSubDelim;
+constexpr uint16_t kUserinfo = kRegName | kColon;
+constexpr uint16_t kPathChars = kRegName | kColon | kAt | kSlash;  // pchar and "/"
+constexpr uint16_t kQueryChars = kPathChars | kQuestion;          // query and fragment
+
+constexpr std::array<uint16_t, 256> kCharClasses = [] {
+  std::array<uint16_t, 256> t{};
+  auto add = [&](std::string_view chars, uint16_t bits) {
+    for (char c : chars) t[static_cast<unsigned char>(c)] |= bits;
+  };
+  for (int c = 'a'; c <= 'z'; ++c) t[c] |= kAlpha | kUnreserved | kAtext;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] |= kAlpha | kUnreserved | kAtext;
+  for (int c = '0'; c <= '9'; ++c) t[c] |= kDigit | kUnreserved | kAtext;
+  add("abcdefABCDEF", kHexLetter);
+  add("-._~", kUnreserved);
+  add("!$&'()*+,;=", kSubDelim);
+  add("!#$%&'*+-/=?^_`{|}~", kAtext);
+  add(":", kColon);
+  add("@", kAt);
+  add("/", kSlash);
+  add("?", kQuestion);
+  add("-", kHyphen);
+  add(".", kDot);
+  return t;
+}();
+
+uint16_t char_class(char c) { return kCharClasses[static_cast<unsigned char>(c)]; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_alpha(char c) { return char_class(c) & kAlpha; }
+bool is_hex(char c) { return char_class(c) & (kDigit | kHexLetter); }
 char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
 
 bool is_ascii(std::string_view s) {
@@ -118,7 +162,7 @@ bool duration(std::string_view s) {
   if (!part("YMD", date_count)) return false;
   if (i < s.size()) {  // at 'T'
     ++i;
-    if (!part("HMS", time_count) || time_count == 0) return false;
+    if (!part("HMS", time_count) || time_count == 0 || i != s.size()) return false;  // one T only
   }
   return date_count + time_count > 0;
 }
@@ -386,33 +430,55 @@ bool bidi_rule_holds(const std::u32string& label) {
 // An LDH label of at most 63 octets, not starting or ending with a hyphen.
 bool ldh_label(std::string_view label) {
   if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') return false;
-  return std::all_of(label.begin(), label.end(), [](char c) { return is_alpha(c) || is_digit(c) || c == '-'; });
+  return std::all_of(label.begin(), label.end(), [](char c) { return char_class(c) & (kAlpha | kDigit | kHyphen); });
 }
 
-// A name of LDH labels, at most 253 octets.
-bool ldh_name(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  for (size_t start = 0;;) {
-    size_t dot = s.find('.', start);
-    if (!ldh_label(s.substr(start, dot == std::string_view::npos ? dot : dot - start))) return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
+enum class Ldh { Valid, Invalid, NeedsIdna };
+
+// One pass over a name of LDH labels (the common case). NeedsIdna when it meets what only the
+// full IDNA check can judge: "--" (a possible A-label) or a non-ASCII character.
+Ldh ldh_name(std::string_view s) {
+  size_t label = 0;
+  char previous = '.';
+  for (char c : s) {
+    uint16_t k = char_class(c);
+    if (k & (kAlpha | kDigit)) {
+      ++label;
+    } else if (k & kHyphen) {
+      if (previous == '.') return Ldh::Invalid;
+      if (previous == '-') return Ldh::NeedsIdna;
+      ++label;
+    } else if (k & kDot) {
+      if (previous == '.' || previous == '-') return Ldh::Invalid;
+      label = 0;
+    } else {
+      return static_cast<unsigned char>(c) >= 0x80 ? Ldh::NeedsIdna : Ldh::Invalid;
+    }
+    if (label > 63) return Ldh::Invalid;
+    previous = c;
   }
+  return previous == '.' || previous == '-' || s.size() > 253 ? Ldh::Invalid : Ldh::Valid;
 }
 
 // hostname (RFC 1123, with A-labels checked as IDNA2008) and, with `unicode`, idn-hostname
 // (U-labels and the IDNA label separators U+3002, U+FF0E, U+FF61 too).
 bool domain(std::string_view s, bool unicode) {
-  if (s.empty() || (!unicode && !is_ascii(s))) return false;
-  // Without "--" there is no A-label: the common case needs neither code points nor IDNA data.
-  if (s.find("--") == std::string_view::npos && is_ascii(s)) return ldh_name(s);
+  switch (ldh_name(s)) {
+    case Ldh::Valid: return true;
+    case Ldh::Invalid: return false;
+    case Ldh::NeedsIdna: break;
+  }
+  // 253 code points of at most 4 octets each.
+  if (s.size() > 4 * 253 || (!unicode && !is_ascii(s))) return false;
   std::vector<std::u32string> labels;  // IDN labels as code points, for the Bidi rule
   std::u32string current;
   bool current_ascii = true, bidi_domain = false;
   size_t ascii_length = 0;  // of the whole name in A-label form
   std::string ascii_label;
   auto finish_label = [&]() {
-    if (current.empty()) return false;
+    // An A-label is longer than its U-label's code point count: checking the length first
+    // bounds the (quadratic) Punycode and context-rule work.
+    if (current.empty() || current.size() > 63) return false;
     if (current_ascii) {
       ascii_label.assign(current.begin(), current.end());
       if (!ldh_label(ascii_label)) return false;
@@ -465,11 +531,7 @@ bool idn_hostname(std::string_view s) { return domain(s, true); }
 // ---------------------------------------------------------------------------------------------
 // E-mail addresses (RFC 5321 section 4.1.2 Mailbox; idn-email: RFC 6531 adds non-ASCII)
 
-bool is_atext(uint32_t c, bool unicode) {
-  if (c >= 0x80) return unicode;
-  char a = static_cast<char>(c);
-  return is_alpha(a) || is_digit(a) || (a != 0 && std::string_view("!#$%&'*+-/=?^_`{|}~").find(a) != std::string_view::npos);
-}
+bool is_atext(uint32_t c, bool unicode) { return c >= 0x80 ? unicode : char_class(static_cast<char>(c)) & kAtext; }
 
 bool mailbox(std::string_view s, bool unicode) {
   size_t i = 0;
@@ -518,8 +580,6 @@ bool idn_email(std::string_view s) { return mailbox(s, true); }
 // ---------------------------------------------------------------------------------------------
 // URIs (RFC 3986) and IRIs (RFC 3987)
 
-bool is_unreserved(char c) { return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' || c == '~'; }
-bool is_sub_delim(char c) { return c != 0 && std::string_view("!$&'()*+,;=").find(c) != std::string_view::npos; }
 
 bool is_ucschar(uint32_t c) {
   if (c < 0xA0) return false;
@@ -531,9 +591,9 @@ bool is_iprivate(uint32_t c) {
   return (c >= 0xE000 && c <= 0xF8FF) || (c >= 0xF0000 && c <= 0xFFFFD) || (c >= 0x100000 && c <= 0x10FFFD);
 }
 
-// Every character of `s` is unreserved, pct-encoded, a sub-delim or one of `extra`; with `iri`
-// also ucschar (and iprivate when `private_use`).
-bool uri_chars(std::string_view s, std::string_view extra, bool iri, bool private_use = false) {
+// Every character of `s` is pct-encoded or in the `allowed` classes; with `iri` also ucschar
+// (and iprivate when `private_use`).
+bool uri_chars(std::string_view s, uint16_t allowed, bool iri, bool private_use = false) {
   for (size_t i = 0; i < s.size();) {
     char c = s[i];
     if (static_cast<unsigned char>(c) >= 0x80) {
@@ -546,7 +606,7 @@ bool uri_chars(std::string_view s, std::string_view extra, bool iri, bool privat
       i += 3;
       continue;
     }
-    if (!is_unreserved(c) && !is_sub_delim(c) && extra.find(c) == std::string_view::npos) return false;
+    if (!(char_class(c) & allowed)) return false;
     ++i;
   }
   return true;
@@ -556,7 +616,7 @@ bool uri_chars(std::string_view s, std::string_view extra, bool iri, bool privat
 bool authority(std::string_view s, bool iri) {
   size_t at = s.find('@');
   if (at != std::string_view::npos) {
-    if (!uri_chars(s.substr(0, at), ":", iri)) return false;
+    if (!uri_chars(s.substr(0, at), kUserinfo, iri)) return false;
     s = s.substr(at + 1);
   }
   std::string_view port;
@@ -572,7 +632,7 @@ bool authority(std::string_view s, bool iri) {
       if (dot == std::string_view::npos || dot == 1 || dot + 1 == literal.size()) return false;
       if (!std::all_of(literal.begin() + 1, literal.begin() + static_cast<std::ptrdiff_t>(dot), is_hex)) return false;
       std::string_view tail = literal.substr(dot + 1);
-      if (tail.find('%') != std::string_view::npos || !uri_chars(tail, ":", false)) return false;
+      if (tail.find('%') != std::string_view::npos || !uri_chars(tail, kUserinfo, false)) return false;
     } else if (!ipv6(literal)) {
       return false;
     }
@@ -580,7 +640,7 @@ bool authority(std::string_view s, bool iri) {
     size_t colon = s.find(':');
     std::string_view host = s.substr(0, colon);
     if (colon != std::string_view::npos) port = s.substr(colon + 1);
-    if (!uri_chars(host, "", iri)) return false;  // reg-name (IPv4 addresses are reg-names too)
+    if (!uri_chars(host, kRegName, iri)) return false;  // reg-name (IPv4 addresses are reg-names too)
   }
   return std::all_of(port.begin(), port.end(), is_digit);
 }
@@ -595,12 +655,12 @@ bool is_scheme(std::string_view s) {
 bool uri_like(std::string_view s, bool iri, bool reference) {
   size_t hash = s.find('#');
   if (hash != std::string_view::npos) {
-    if (!uri_chars(s.substr(hash + 1), ":@/?", iri)) return false;
+    if (!uri_chars(s.substr(hash + 1), kQueryChars, iri)) return false;
     s = s.substr(0, hash);
   }
   size_t question = s.find('?');
   if (question != std::string_view::npos) {
-    if (!uri_chars(s.substr(question + 1), ":@/?", iri, true)) return false;
+    if (!uri_chars(s.substr(question + 1), kQueryChars, iri, true)) return false;
     s = s.substr(0, question);
   }
   size_t colon = s.find(':');
@@ -618,7 +678,7 @@ bool uri_like(std::string_view s, bool iri, bool reference) {
     }
     s = slash == std::string_view::npos ? std::string_view() : s.substr(slash);
   }
-  return uri_chars(s, ":@/", iri);
+  return uri_chars(s, kPathChars, iri);
 }
 
 bool uri(std::string_view s) { return uri_like(s, false, false); }
@@ -711,10 +771,9 @@ bool relative_json_pointer(std::string_view s) {
 // ---------------------------------------------------------------------------------------------
 
 bool uuid(std::string_view s) {
-  if (s.size() != 36) return false;
-  for (size_t i = 0; i < 36; ++i) {
-    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-    if (dash ? s[i] != '-' : !is_hex(s[i])) return false;
+  if (s.size() != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-') return false;
+  for (size_t i : {0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}) {
+    if (!is_hex(s[i]) || !is_hex(s[i + 1])) return false;
   }
   return true;
 }

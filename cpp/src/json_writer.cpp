@@ -1,7 +1,8 @@
 #include "mcp_native/json_writer.hpp"
 
-#include <charconv>
 #include <cmath>
+
+#include <fmt/format.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -42,27 +43,6 @@ inline std::size_t write_escape(char* p, unsigned char c) {
   return 6;
 }
 
-// Length of the leading run of `s[0..n)` that needs no escaping.
-inline std::size_t plain_prefix(const unsigned char* s, std::size_t n) {
-  std::size_t i = 0;
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  // Bytes < 0x20: unsigned min(x, 0x1f) == x.
-  const __m128i limit = _mm_set1_epi8(0x1f);
-  for (; i + 16 <= n; i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-    const __m128i bad = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-        _mm_cmpeq_epi8(_mm_min_epu8(v, limit), v));
-    const int mask = _mm_movemask_epi8(bad);
-    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-  }
-#endif
-  while (i < n && !needs_escape(s[i])) ++i;
-  return i;
-}
-
 }  // namespace
 
 std::size_t escaped_size(std::string_view utf8) noexcept {
@@ -82,14 +62,96 @@ void JsonWriter::grow(std::size_t extra) {
   cap_ = cap;
 }
 
+namespace {
+
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+constexpr std::uint64_t kPow10[20] = {
+    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+    1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+    100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+    1000000000000000000ULL, 10000000000000000000ULL};
+
+// Number of decimal digits of v: log10 estimated from the bit length, then corrected.
+inline int decimal_length(std::uint64_t v) {
+  const int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+  return t - ((v | 1) < kPow10[t]) + 1;  // v | 1: zero has one digit
+}
+
+// Writes v < 10^8 in decimal at p, two digits at a time (32-bit arithmetic); returns the end.
+inline char* write_small(char* p, std::uint32_t v) {
+  char* end = p + decimal_length(v);
+  char* q = end;
+  while (v >= 100) {
+    q -= 2;
+    std::memcpy(q, kDigitPairs + v % 100 * 2, 2);
+    v /= 100;
+  }
+  if (v >= 10) {
+    std::memcpy(q - 2, kDigitPairs + v * 2, 2);
+  } else {
+    q[-1] = static_cast<char>('0' + v);
+  }
+  return end;
+}
+
+// Writes exactly 8 decimal digits of v < 10^8 (with leading zeros).
+inline void write_8_digits(char* p, std::uint32_t v) {
+  const std::uint32_t a = v / 10000, b = v % 10000;
+  std::memcpy(p, kDigitPairs + a / 100 * 2, 2);
+  std::memcpy(p + 2, kDigitPairs + a % 100 * 2, 2);
+  std::memcpy(p + 4, kDigitPairs + b / 100 * 2, 2);
+  std::memcpy(p + 6, kDigitPairs + b % 100 * 2, 2);
+}
+
+// Writes v in decimal at p; returns the length.
+inline std::size_t write_decimal(char* p, std::uint64_t v) {
+  if (v < 100000000) return static_cast<std::size_t>(write_small(p, static_cast<std::uint32_t>(v)) - p);
+  if (v >= 1000000000000000ULL && v < 100000000000000000ULL) {
+    // 16 or 17 digits, the usual length of float digits: fixed 8-digit blocks have no serial
+    // chain of divisions.
+    auto hi = static_cast<std::uint32_t>(v / 100000000);
+    const bool longer = hi >= 100000000;
+    if (longer) {
+      *p = static_cast<char>('0' + hi / 100000000);
+      hi %= 100000000;
+    }
+    write_8_digits(p + longer, hi);
+    write_8_digits(p + longer + 8, static_cast<std::uint32_t>(v % 100000000));
+    return 16 + longer;
+  }
+  char* e;
+  if (v < 10000000000000000ULL) {
+    e = write_small(p, static_cast<std::uint32_t>(v / 100000000));
+  } else {
+    e = write_small(p, static_cast<std::uint32_t>(v / 10000000000000000ULL));
+    write_8_digits(e, static_cast<std::uint32_t>(v / 100000000 % 100000000));
+    e += 8;
+  }
+  write_8_digits(e, static_cast<std::uint32_t>(v % 100000000));
+  return static_cast<std::size_t>(e + 8 - p);
+}
+
+}  // namespace
+
 void JsonWriter::write_int(std::int64_t v) {
   char* p = extend(20);
-  len_ += static_cast<std::size_t>(std::to_chars(p, p + 20, v).ptr - p);
+  if (v < 0) {
+    *p++ = '-';
+    ++len_;
+    // Negate in unsigned arithmetic: -INT64_MIN overflows int64.
+    len_ += write_decimal(p, ~static_cast<std::uint64_t>(v) + 1);
+  } else {
+    len_ += write_decimal(p, static_cast<std::uint64_t>(v));
+  }
 }
 
 void JsonWriter::write_uint(std::uint64_t v) {
   char* p = extend(20);
-  len_ += static_cast<std::size_t>(std::to_chars(p, p + 20, v).ptr - p);
+  len_ += write_decimal(p, v);
 }
 
 bool JsonWriter::write_double(double v) {
@@ -102,80 +164,128 @@ bool JsonWriter::write_double(double v) {
 void JsonWriter::write_escaped(std::string_view utf8) {
   const auto* s = reinterpret_cast<const unsigned char*>(utf8.data());
   std::size_t n = utf8.size();
-  // Room for the text if nothing needs escaping; each escape reserves its own extra room.
-  reserve(n);
+  // Room for the text if nothing needs escaping, plus a 16-byte block of slack so that whole
+  // blocks can be stored; each escape reserves its own extra room.
+  reserve(n + 16);
+  char* out = buf_ + len_;
   while (true) {
-    const std::size_t run = plain_prefix(s, n);
-    std::memcpy(buf_ + len_, s, run);
-    len_ += run;
-    if (run == n) return;
-    reserve(n - run + 5);
-    len_ += write_escape(buf_ + len_, s[run]);
-    s += run + 1;
-    n -= run + 1;
+#if defined(__SSE2__)
+    // Copy 16 bytes at a time, stopping at the first byte that needs an escape. In a short tail
+    // the bytes beyond the text are masked out (and overwritten later or never committed).
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i limit = _mm_set1_epi8(0x1f);  // bytes < 0x20: unsigned min(x, 0x1f) == x
+    unsigned mask = 0;
+    while (n > 0) {
+      __m128i v;
+      unsigned live = 0xFFFF;
+      if (n >= 16 || (reinterpret_cast<std::uintptr_t>(s) & 4095) <= 4096 - 16) {
+        // A 16-byte load that stays within one page cannot fault, even past the text's end.
+        v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+        if (n < 16) live = (1u << n) - 1;
+      } else {
+        alignas(16) unsigned char tail[16] = {};
+        std::memcpy(tail, s, n);
+        v = _mm_load_si128(reinterpret_cast<const __m128i*>(tail));
+        live = (1u << n) - 1;
+      }
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
+      const __m128i bad = _mm_or_si128(
+          _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+          _mm_cmpeq_epi8(_mm_min_epu8(v, limit), v));
+      mask = static_cast<unsigned>(_mm_movemask_epi8(bad)) & live;
+      if (mask != 0) break;
+      const std::size_t step = n < 16 ? n : 16;
+      s += step;
+      out += step;
+      n -= step;
+    }
+    if (mask == 0) {
+      len_ = static_cast<std::size_t>(out - buf_);
+      return;
+    }
+    const std::size_t run = static_cast<std::size_t>(__builtin_ctz(mask));
+#else
+    std::size_t run = 0;
+    while (run < n && !needs_escape(s[run])) out[run] = static_cast<char>(s[run]), ++run;
+    if (run == n) {
+      len_ = static_cast<std::size_t>(out + run - buf_);
+      return;
+    }
+#endif
+    s += run;
+    n -= run;
+    len_ = static_cast<std::size_t>(out + run - buf_);
+    reserve(n + 5 + 16);  // the escape (6 bytes for 1) and the rest
+    len_ += write_escape(buf_ + len_, *s);
+    out = buf_ + len_;
+    ++s;
+    --n;
   }
 }
 
-void JsonWriter::write_string(std::string_view utf8) {
+void JsonWriter::write_string_slow(std::string_view utf8) {
   reserve(utf8.size() + 2);
   buf_[len_++] = '"';
   write_escaped(utf8);
-  put('"');
+  buf_[len_++] = '"';  // write_escaped left at least 16 bytes of slack
 }
 
 std::size_t format_double(double v, char* buf) noexcept {
-  // Shortest round-trip digits in scientific form, e.g. "-1.2345e-07", then re-laid out the
-  // way Python's float repr does: positional for 1e-4 <= |v| < 1e16, else d.ddde[+-]XX.
-  char sci[kMaxDoubleChars];
-  char* end = std::to_chars(sci, sci + sizeof sci, v, std::chars_format::scientific).ptr;
-  const char* p = sci;
   char* out = buf;
-  if (*p == '-') *out++ = *p++;
-  char digits[20];
-  int n = 0;
-  digits[n++] = *p++;
-  if (*p == '.') {
-    ++p;
-    while (*p != 'e') digits[n++] = *p++;
+  if (std::signbit(v)) *out++ = '-';
+  if (v == 0) {
+    out[0] = '0';
+    out[1] = '.';
+    out[2] = '0';
+    return static_cast<std::size_t>(out + 3 - buf);
   }
-  ++p;  // 'e'
-  int exp = 0;
-  std::from_chars(*p == '+' ? p + 1 : p, end, exp);
+  // Shortest round-trip digits (Dragonbox, as {fmt} implements it): v = sig * 10^exp. Its
+  // formatting front end is generic and slow, so the layout is done here.
+  auto dec = fmt::detail::dragonbox::to_decimal(std::fabs(v));
+  std::uint64_t sig = dec.significand;
+  int exp = dec.exponent;
+  while (sig % 10 == 0) {  // so that n below counts significant digits only
+    sig /= 10;
+    ++exp;
+  }
+  const int n = decimal_length(sig);
+  const int e = exp + n - 1;  // decimal exponent of the first digit
 
-  if (exp < -4 || exp >= 16) {
-    *out++ = digits[0];
+  // Python's repr: positional for 1e-4 <= |v| < 1e16, else d.ddde[+-]XX. The digits are
+  // written in place and only single bytes are moved afterwards: reading back wider blocks
+  // just stored in pieces would stall on store forwarding.
+  if (e < -4 || e >= 16) {
+    write_decimal(out + 1, sig);
+    out[0] = out[1];
     if (n > 1) {
-      *out++ = '.';
-      std::memcpy(out, digits + 1, static_cast<std::size_t>(n - 1));
-      out += n - 1;
+      out[1] = '.';
+      out += n + 1;
+    } else {
+      out += 1;
     }
     *out++ = 'e';
-    *out++ = exp < 0 ? '-' : '+';
-    const int a = exp < 0 ? -exp : exp;
+    *out++ = e < 0 ? '-' : '+';
+    const int a = e < 0 ? -e : e;
     if (a >= 100) *out++ = static_cast<char>('0' + a / 100);
     *out++ = static_cast<char>('0' + a / 10 % 10);
     *out++ = static_cast<char>('0' + a % 10);
-  } else if (exp >= 0) {
-    const int int_digits = exp + 1;
-    if (n <= int_digits) {
-      std::memcpy(out, digits, static_cast<std::size_t>(n));
-      out += n;
-      for (int i = n; i < int_digits; ++i) *out++ = '0';
-      *out++ = '.';
-      *out++ = '0';
-    } else {
-      std::memcpy(out, digits, static_cast<std::size_t>(int_digits));
-      out += int_digits;
-      *out++ = '.';
-      std::memcpy(out, digits + int_digits, static_cast<std::size_t>(n - int_digits));
-      out += n - int_digits;
-    }
-  } else {
-    *out++ = '0';
-    *out++ = '.';
-    for (int i = -1; i > exp; --i) *out++ = '0';
-    std::memcpy(out, digits, static_cast<std::size_t>(n));
-    out += n;
+  } else if (e >= 0 && n <= e + 1) {  // integral: "1500.0"
+    write_decimal(out, sig);
+    std::memset(out + n, '0', 16);
+    out += e + 1;
+    out[0] = '.';
+    out[1] = '0';
+    out += 2;
+  } else if (e >= 0) {  // "123.45": the integer digits move one byte left to make room
+    write_decimal(out + 1, sig);
+    for (int i = 0; i <= e; ++i) out[i] = out[i + 1];
+    out[e + 1] = '.';
+    out += n + 1;
+  } else {  // "0.00012345"
+    std::memcpy(out, "0.000", 5);
+    out += 1 - e;
+    out += write_decimal(out, sig);
   }
   return static_cast<std::size_t>(out - buf);
 }

@@ -232,6 +232,19 @@ class Compiler {
       for (uint32_t i = node.first; i < node.first + node.count; ++i) node.simple &= is_simple(P.keywords[i].op);
       if (node.simple && node.count == 0) node.only_types = node.types;
     }
+    // Item keywords whose subschemas are bare types keep a node a leaf (e.g. arrays of numbers).
+    for (auto& node : P.nodes) {
+      node.leaf = node.simple;
+      if (node.simple || node.boolean >= 0 || node.tracks) continue;
+      bool leafy = true;
+      for (uint32_t i = node.first; leafy && i < node.first + node.count; ++i) {
+        const Keyword& k = P.keywords[i];
+        if (is_simple(k.op)) continue;
+        leafy = k.op == Op::PrefixItems || k.op == Op::RestItems;
+        for (uint32_t kid : k.kids) leafy &= P.nodes[kid].only_types != 0 || P.nodes[kid].boolean == 1;
+      }
+      node.leaf = leafy;
+    }
     return nodes_.at(root);
   }
 
@@ -477,9 +490,11 @@ class Compiler {
     return it->second;
   }
 
-  uint32_t child(const Json* j, const Info& at) {
+  uint32_t child(const Json* j, const Info& parent, std::initializer_list<PathTok> toks) {
     if (!info_.count(j)) {
       // Reached through a keyword the index does not know (e.g. a dialect mismatch): index now.
+      Info at = parent;
+      at.path.insert(at.path.end(), toks);
       walk(j, at, false);
     }
     return node_for(j);
@@ -520,7 +535,7 @@ class Compiler {
 
   void compile_node(uint32_t n) {
     const Json* j = node_json_[n];
-    const Info at = info_.at(j);
+    const Info& at = info_.at(j);  // stable: unordered_map nodes do not move
     Node node;
     node.resource = at.resource;
     if (j->t == Json::T::Bool) {
@@ -537,11 +552,6 @@ class Compiler {
       k.name = name;
       k.value = value;
       return k;
-    };
-    auto sub_info = [&](std::initializer_list<PathTok> toks) {
-      Info c = at;
-      c.path.insert(c.path.end(), toks);
-      return c;
     };
     auto ref_to = [&](const std::string& name, const Json& v) {
       if (v.t != Json::T::String) error("'" + name + "' must be a string", at, name);
@@ -647,29 +657,29 @@ class Compiler {
         } else if (k == "items") {
           if (v.t == Json::T::Array && d <= Dialect::Draft201909) {
             Keyword x = kw(Op::PrefixItems, k, &v);
-            for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], sub_info({PathTok::of(k), PathTok::at(i)})));
+            for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
             kws.push_back(std::move(x));
             if (const Json* ai = j->get("additionalItems")) {
               Keyword y = kw(Op::RestItems, "additionalItems", ai);
               y.count = v.arr.size();
-              y.kids.push_back(child(ai, sub_info({PathTok::of("additionalItems")})));
+              y.kids.push_back(child(ai, at, {PathTok::of("additionalItems")}));
               kws.push_back(std::move(y));
             }
           } else {
             Keyword x = kw(Op::RestItems, k, &v);
             const Json* pi = d >= Dialect::Draft202012 ? j->get("prefixItems") : nullptr;
             x.count = pi && pi->t == Json::T::Array ? pi->arr.size() : 0;
-            x.kids.push_back(child(&v, sub_info({PathTok::of(k)})));
+            x.kids.push_back(child(&v, at, {PathTok::of(k)}));
             kws.push_back(std::move(x));
           }
         } else if (k == "prefixItems" && d >= Dialect::Draft202012) {
           if (v.t != Json::T::Array) error("'prefixItems' must be an array", at, k);
           Keyword x = kw(Op::PrefixItems, k, &v);
-          for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], sub_info({PathTok::of(k), PathTok::at(i)})));
+          for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
           kws.push_back(std::move(x));
         } else if (k == "contains" && d >= Dialect::Draft6) {
           Keyword x = kw(Op::Contains, k, &v);
-          x.kids.push_back(child(&v, sub_info({PathTok::of(k)})));
+          x.kids.push_back(child(&v, at, {PathTok::of(k)}));
           x.count = 1;
           x.annotate = d >= Dialect::Draft202012;
           if (d >= Dialect::Draft201909 && !at.no_validation) {
@@ -693,18 +703,18 @@ class Compiler {
         } else if (k == "properties" || k == "patternProperties" || k == "additionalProperties") {
           if (props_at < 0) props_at = (int)kws.size();
           if (k == "additionalProperties") {
-            props.additional = child(&v, sub_info({PathTok::of(k)}));
+            props.additional = child(&v, at, {PathTok::of(k)});
           } else {
             if (v.t != Json::T::Object) error("'" + k + "' must be an object", at, k);
             for (auto& [pk, pv] : v.obj) {
-              uint32_t c = child(&pv, sub_info({PathTok::of(k), PathTok::of(pk)}));
+              uint32_t c = child(&pv, at, {PathTok::of(k), PathTok::of(pk)});
               if (k == "properties") props.props.emplace_back(key_id(pk), c);
               else props.patterns.emplace_back(regex(pk, at, k), c);
             }
           }
         } else if (k == "propertyNames" && d >= Dialect::Draft6) {
           Keyword x = kw(Op::PropertyNames, k, &v);
-          x.kids.push_back(child(&v, sub_info({PathTok::of(k)})));
+          x.kids.push_back(child(&v, at, {PathTok::of(k)}));
           kws.push_back(std::move(x));
         } else if (k == "dependencies" || k == "dependentRequired" ||
                    k == "dependentSchemas") {
@@ -722,7 +732,7 @@ class Compiler {
               req.dep_keys.push_back(std::move(deps));
             } else if (k != "dependentRequired") {
               sch.keys.push_back(key_id(dk));
-              sch.kids.push_back(child(&dv, sub_info({PathTok::of(k), PathTok::of(dk)})));
+              sch.kids.push_back(child(&dv, at, {PathTok::of(k), PathTok::of(dk)}));
             } else {
               error("'dependentRequired' values must be arrays", at, k);
             }
@@ -732,23 +742,23 @@ class Compiler {
         } else if (k == "allOf" || k == "anyOf" || k == "oneOf") {
           if (v.t != Json::T::Array || v.arr.empty()) error("'" + k + "' must be a non-empty array", at, k);
           Keyword x = kw(k == "allOf" ? Op::AllOf : k == "anyOf" ? Op::AnyOf : Op::OneOf, k, &v);
-          for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], sub_info({PathTok::of(k), PathTok::at(i)})));
+          for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
           kws.push_back(std::move(x));
         } else if (k == "not") {
           Keyword x = kw(Op::Not, k, &v);
-          x.kids.push_back(child(&v, sub_info({PathTok::of(k)})));
+          x.kids.push_back(child(&v, at, {PathTok::of(k)}));
           kws.push_back(std::move(x));
         } else if (k == "if" && d >= Dialect::Draft7) {
           const Json* th = j->get("then");
           const Json* el = j->get("else");
           Keyword x = kw(Op::IfThenElse, k, &v);
-          x.kids.push_back(child(&v, sub_info({PathTok::of(k)})));
-          if (th) x.then_ = child(th, sub_info({PathTok::of("then")}));
-          if (el) x.else_ = child(el, sub_info({PathTok::of("else")}));
+          x.kids.push_back(child(&v, at, {PathTok::of(k)}));
+          if (th) x.then_ = child(th, at, {PathTok::of("then")});
+          if (el) x.else_ = child(el, at, {PathTok::of("else")});
           kws.push_back(std::move(x));
         } else if ((k == "unevaluatedItems" || k == "unevaluatedProperties") && d >= Dialect::Draft201909) {
           Keyword x = kw(k == "unevaluatedItems" ? Op::UnevaluatedItems : Op::UnevaluatedProperties, k, &v);
-          x.kids.push_back(child(&v, sub_info({PathTok::of(k)})));
+          x.kids.push_back(child(&v, at, {PathTok::of(k)}));
           node.tracks = true;
           last.push_back(std::move(x));
         }

@@ -275,31 +275,6 @@ Num num_of_decimal(const std::string& text) {
   return n;
 }
 
-uint64_t hash_key(std::string_view s) {
-  // Length plus the first and last 8 bytes, mixed: property names are short and a collision
-  // only costs a string compare.
-  uint64_t a = 0, b = 0;
-  size_t n = s.size();
-  if (n >= 8) {
-    std::memcpy(&a, s.data(), 8);
-    std::memcpy(&b, s.data() + n - 8, 8);
-  } else {
-    std::memcpy(&a, s.data(), n);
-  }
-  uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xff51afd7ed558ccdull;
-  return h ^ (h >> 29);
-}
-
-int64_t Program::find_prop(const Keyword& kw, std::string_view key, uint64_t hash) const {
-  size_t mask = kw.slots.size() - 1;
-  for (size_t i = hash & mask;; i = (i + 1) & mask) {
-    int32_t s = kw.slots[i];
-    if (s < 0) return -1;
-    uint32_t id = kw.props[s].first;
-    if (key_hashes[id] == hash && keys[id] == key) return s;
-  }
-}
-
 size_t utf8_length(std::string_view s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;

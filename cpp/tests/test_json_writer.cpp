@@ -5,6 +5,9 @@
 #include <limits>
 #include <string>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "mcp_native/json_syntax.hpp"
 #include "mcp_native/json_writer.hpp"
 
@@ -85,6 +88,22 @@ TEST(JsonWriterInt, Extremes) {
   w.put(',');
   w.write_uint(std::numeric_limits<std::uint64_t>::max());
   EXPECT_EQ(w.view(), "0,-1,-9223372036854775808,9223372036854775807,18446744073709551615");
+}
+
+TEST(JsonWriterInt, EveryDigitCount) {
+  // 10^k - 1 and 10^k for every k: the digit count is derived from the bit length.
+  std::uint64_t p = 1;
+  for (int k = 1; k <= 19; ++k) {
+    p *= 10;
+    for (std::uint64_t v : {p - 1, p, p + 1}) {
+      JsonWriter w;
+      w.write_uint(v);
+      EXPECT_EQ(w.view(), std::to_string(v));
+      w.clear();
+      w.write_int(-static_cast<std::int64_t>(v % (std::uint64_t{1} << 63)));
+      EXPECT_EQ(w.view(), std::to_string(-static_cast<std::int64_t>(v % (std::uint64_t{1} << 63))));
+    }
+  }
 }
 
 TEST(JsonWriterString, EscapesLikeJsonDumps) {
@@ -182,4 +201,21 @@ TEST(JsonSyntax, FindsFirstError) {
     EXPECT_EQ(e.offset, c.offset) << c.doc;
     EXPECT_EQ(std::string_view(e.message), c.message) << c.doc;
   }
+}
+
+TEST(JsonWriterString, ShortTextAtTheEndOfAPage) {
+  // Short tails may be read 16 bytes at a time, but never across into an unmapped page.
+  const long page = sysconf(_SC_PAGESIZE);
+  auto* mem = static_cast<char*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(mem, MAP_FAILED);
+  ASSERT_EQ(mprotect(mem + page, page, PROT_NONE), 0);
+  for (std::size_t len = 0; len < 20; ++len) {
+    char* s = mem + page - len;
+    std::memset(s, 'a', len);
+    if (len > 2) s[len - 2] = '"';
+    std::string expected = "\"" + std::string(len, 'a') + "\"";
+    if (len > 2) expected.replace(len - 1, 1, "\\\"");
+    EXPECT_EQ(str({s, len}), expected) << len;
+  }
+  munmap(mem, 2 * page);
 }

@@ -1,6 +1,8 @@
 // Core engine tests on the simdjson DOM view.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "mcp_native/schema_dom.hpp"
 
 using namespace mcp_native::schema;
@@ -61,4 +63,58 @@ TEST(Schema, Metaschemas) {
   }
   EXPECT_TRUE(valid(R"({"$ref":"https://json-schema.org/draft/2020-12/schema"})", R"({"type":"string"})"));
   EXPECT_FALSE(valid(R"({"$ref":"https://json-schema.org/draft/2020-12/schema"})", R"({"type":12})"));
+}
+
+TEST(Schema, CollectsErrorsWithPaths) {
+  auto prog = compile(parse_json(R"({"properties":{"a":{"type":"string"}},"required":["b"]})"), {});
+  simdjson::dom::parser parser;
+  simdjson::padded_string text(std::string(R"({"a":1})"));
+  auto doc = parser.parse(text).value();
+  DomView::Env env;
+  Counters c;
+  Evaluator<DomView, true> ev(*prog, env, c);
+  EXPECT_FALSE(ev.run(doc));
+  ASSERT_EQ(ev.errors.size(), 2u);
+  std::vector<std::string> got;
+  for (auto& e : ev.errors) got.push_back(e.keyword + " " + pointer(e.instance_path) + " " + pointer(e.schema_path));
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got[0], "required  /required");
+  EXPECT_EQ(got[1], "type /a /properties/a/type");
+}
+
+TEST(Schema, Limits) {
+  Options o;
+  o.limits.max_instance_depth = 8;
+  EXPECT_THROW(valid(R"({"items":{"$ref":"#"}})", "[[[[[[[[[[[[1]]]]]]]]]]]]", o), LimitError);
+  EXPECT_TRUE(valid(R"({"items":{"$ref":"#"}})", "[[[1]]]", o));
+  Options small;
+  small.limits.max_steps = 50;
+  std::string defs;
+  for (int i = 0; i < 30; ++i)
+    defs += "\"l" + std::to_string(i) + "\":{\"anyOf\":[{\"$ref\":\"#/$defs/l" + std::to_string(i + 1) +
+            "\"},{\"$ref\":\"#/$defs/l" + std::to_string(i + 1) + "\"}]},";
+  std::string bomb = "{\"$defs\":{" + defs + "\"l30\":{\"type\":\"string\"}},\"$ref\":\"#/$defs/l0\"}";
+  EXPECT_THROW(valid(bomb, "1", small), LimitError);
+  Options few;
+  few.limits.max_subschemas = 3;
+  EXPECT_THROW(compile(parse_json(R"({"properties":{"a":{},"b":{},"c":{},"d":{}}})"), few), SchemaError);
+}
+
+TEST(Schema, Dialects) {
+  Options d7;
+  d7.default_dialect = Dialect::Draft7;
+  EXPECT_TRUE(valid(R"({"definitions":{"s":{"type":"string"}},"$ref":"#/definitions/s","maxLength":1})", "\"ab\"", d7));
+  EXPECT_FALSE(valid(R"({"$defs":{"s":{"type":"string"}},"$ref":"#/$defs/s","maxLength":1})", "\"ab\""));
+  Dialect d;
+  EXPECT_TRUE(dialect_from_name("https://json-schema.org/draft-07/schema#", d));
+  EXPECT_EQ(d, Dialect::Draft7);
+  EXPECT_FALSE(dialect_from_name("draft-03", d));
+}
+
+TEST(Schema, MultipleOfIsDecimal) {
+  Num x = num_of(parse_json("0.0075")), m = num_of(parse_json("0.0001"));
+  EXPECT_TRUE(is_multiple(x, m));
+  EXPECT_FALSE(is_multiple(num_of(parse_json("0.00751")), m));
+  EXPECT_TRUE(is_multiple(num_of(parse_json("1e300")), num_of(parse_json("1e-5"))));
+  EXPECT_FALSE(is_multiple(num_of(parse_json("1e308")), num_of(parse_json("0.123456789"))));
 }

@@ -14,6 +14,8 @@ using Checker = bool (*)(std::string_view utf8);
 /// ipv6, uri, uri-reference, iri, iri-reference, uuid, uri-template, json-pointer,
 /// relative-json-pointer, regex. The same rules serve every draft: which names a draft knows
 /// (draft-04 has only date-time, email, hostname, ipv4, ipv6, uri) is the caller's choice.
+/// hostname and idn-hostname apply IDNA2008 (RFC 5891-5893, Unicode 14 tables) to A-labels and
+/// U-labels, except that U-labels are not checked for NFC.
 Checker find(std::string_view name) noexcept;
 
 }  // namespace mcp_native::formats

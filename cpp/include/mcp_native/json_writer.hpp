@@ -9,14 +9,20 @@
 #include <new>
 #include <string_view>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace mcp_native {
 
-/// Longest text format_double() writes ("-2.2250738585072014e-308" is 24 bytes).
-inline constexpr std::size_t kMaxDoubleChars = 32;
+/// Size of the buffer format_double() needs: the text is at most 24 bytes
+/// ("-2.2250738585072014e-308"), but a block of padding zeros may be stored past its end.
+inline constexpr std::size_t kMaxDoubleChars = 48;
 
 /// Writes the shortest text that round-trips `v` (finite), laid out like Python's repr(float):
-/// "1.0", "0.1", "1e+16", "1e-05", "-0.0", "1.5e-07". Returns the length written to `buf`
-/// (at least kMaxDoubleChars bytes). Behaviour is undefined for NaN and infinities.
+/// "1.0", "0.1", "1e+16", "1e-05", "-0.0", "1.5e-07". Returns the length of the text at `buf`
+/// (which must have room for kMaxDoubleChars bytes). Behaviour is undefined for NaN and
+/// infinities.
 std::size_t format_double(double v, char* buf) noexcept;
 
 /// Returns the length of `utf8` once escaped for the inside of a JSON string (no quotes).
@@ -92,13 +98,36 @@ class JsonWriter {
   bool write_double(double v);
   /// Appends `utf8` (assumed valid UTF-8) as a quoted JSON string: `"` and `\` are escaped,
   /// control characters below 0x20 become \n \r \t \b \f or \u00XX, all else is copied raw.
-  void write_string(std::string_view utf8);
+  void write_string(std::string_view utf8) {
+#if defined(__SSE2__)
+    // Inline fast path for short strings that need no escape (most keys and many values): one
+    // 16-byte load, which cannot fault if it stays within the page of the text.
+    const std::size_t n = utf8.size();
+    if (n - 1 < 15 && (reinterpret_cast<std::uintptr_t>(utf8.data()) & 4095) <= 4096 - 16) {  // 1..15 bytes
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(utf8.data()));
+      const __m128i bad = _mm_or_si128(
+          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+          _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));
+      if ((static_cast<unsigned>(_mm_movemask_epi8(bad)) & ((1u << n) - 1)) == 0) {
+        reserve(18);
+        char* p = buf_ + len_;
+        p[0] = '"';
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 1), v);
+        p[n + 1] = '"';
+        len_ += n + 2;
+        return;
+      }
+    }
+#endif
+    write_string_slow(utf8);
+  }
   /// Appends the escaped form of `utf8` without the surrounding quotes, e.g. to embed a whole
   /// serialized document inside a JSON string.
   void write_escaped(std::string_view utf8);
 
  private:
   void grow(std::size_t extra);
+  void write_string_slow(std::string_view utf8);
 
   char* buf_ = nullptr;
   std::size_t len_ = 0;

@@ -23,7 +23,9 @@ struct RegexLimitError : std::runtime_error {
 /// Immutable; search() is safe from many threads at once. Cheap to copy (shares the compiled code).
 class Regex {
  public:
-  /// Compiles `pattern` (UTF-8 ECMA-262 source, no delimiters or flags); throws RegexError.
+  /// Compiles `pattern` (UTF-8 ECMA-262 source, no delimiters or flags, Unicode mode); throws
+  /// RegexError, also for the valid ECMA-262 that PCRE2 cannot run (variable-length lookbehind,
+  /// repeat counts above 65535, group names beyond [A-Za-z_][A-Za-z0-9_]*).
   explicit Regex(std::string_view pattern);
 
   /// True when the pattern matches somewhere in `utf8_subject` (unanchored, like JSON Schema
@@ -34,7 +36,8 @@ class Regex {
   /// The ECMA-262 source this was compiled from.
   const std::string& pattern() const noexcept { return pattern_; }
 
-  /// True when `pattern` compiles (format "regex"); never throws.
+  /// True when `pattern` is valid ECMA-262 (format "regex"), including the patterns the
+  /// constructor rejects only because PCRE2 cannot run them (lookbehind, repeat counts); never throws.
   static bool is_valid(std::string_view pattern) noexcept;
 
   struct Impl;  // defined in regex.cpp

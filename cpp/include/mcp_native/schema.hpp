@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -190,6 +191,7 @@ struct Node {
   int8_t boolean = -1;       ///< 0/1 for boolean schemas (and `{}` = 1), -1 otherwise
   bool tracks = false;       ///< has unevaluated*: evaluates with annotations
   bool simple = false;       ///< only keywords that look at this value itself (no subschemas)
+  bool leaf = false;         ///< simple, or also item keywords whose subschemas are bare types
   uint8_t types = 0;         ///< its `type` mask (0: none), checked before the keywords
   uint8_t only_types = 0;    ///< the node is just a `type`: its mask
   const Json* type_value = nullptr;  ///< the `type` value (for messages)
@@ -223,12 +225,34 @@ struct Program {
   Dialect dialect = Dialect::Draft202012;
   Limits limits;
 
-  /// Index of `key` in keys, for Props lookups (-1 when absent).
-  int64_t find_prop(const Keyword& kw, std::string_view key, uint64_t hash) const;
+  /// Index of `key` in kw.props (-1 when absent); hash is hash_key(key).
+  int64_t find_prop(const Keyword& kw, std::string_view key, uint64_t hash) const {
+    size_t mask = kw.slots.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      int32_t s = kw.slots[i];
+      if (s < 0) return -1;
+      uint32_t id = kw.props[s].first;
+      if (key_hashes[id] == hash && keys[id].size() == key.size() &&
+          std::memcmp(keys[id].data(), key.data(), key.size()) == 0)
+        return s;
+    }
+  }
 };
 
-/// Hash of a property name as the Props tables use it.
-uint64_t hash_key(std::string_view s);
+/// Hash of a property name as the Props tables use it: length plus the first and last 8
+/// bytes, mixed (property names are short and a collision only costs a compare).
+inline uint64_t hash_key(std::string_view s) {
+  uint64_t a = 0, b = 0;
+  size_t n = s.size();
+  if (n >= 8) {
+    std::memcpy(&a, s.data(), 8);
+    std::memcpy(&b, s.data() + n - 8, 8);
+  } else {
+    std::memcpy(&a, s.data(), n);
+  }
+  uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xff51afd7ed558ccdull;
+  return h ^ (h >> 29);
+}
 
 /// Compiles a schema (a Json document) into a program. Checks it against its dialect's
 /// metaschema. Throws SchemaError.

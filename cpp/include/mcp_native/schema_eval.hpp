@@ -223,7 +223,7 @@ class Evaluator {
     if (!collecting()) {
       const Node& n = P.nodes[si];
       if (n.only_types) return is_type(n.only_types, false, V::kind(env_, v), v);
-      if (n.simple) return simple(n, v);  // a leaf: never nests deeper
+      if (n.leaf) return simple(n, v);  // never nests deeper: no depth, steps or scope
       Depth d(c_, P.limits.max_instance_depth);
       return schema(si, v, nullptr);
     }
@@ -266,7 +266,7 @@ class Evaluator {
     Kind k = V::kind(env_, v);
     if (n.types && !is_type(n.types, false, k, v)) return false;
     for (const Keyword *kw = P.keywords.data() + n.first, *end = kw + n.count; kw != end; ++kw)
-      if (!check(*kw, k, v)) return false;
+      if (!keyword(*kw, k, v, nullptr)) return false;
     return true;
   }
 
@@ -288,7 +288,7 @@ class Evaluator {
     const Keyword* end = kw + n.count;
     if (n.simple) {  // no subschemas: no recursion, annotations or scope to manage
       for (; kw != end; ++kw)
-        if (!check(*kw, k, v)) ok = false;
+        if (!keyword(*kw, k, v, nullptr)) ok = false;
       return ok;
     }
     if (++c_.steps > P.limits.max_steps) limit("evaluation work exceeds max_steps=", P.limits.max_steps);
@@ -464,9 +464,15 @@ class Evaluator {
     if (V::arr_size(v) <= kw.count) return true;
     bool ok = true;
     const uint32_t kid = kw.kids[0];
-    if (P.nodes[kid].boolean == 0) {  // one error listing the extra items, like the reference
+    const Node& child = P.nodes[kid];
+    if (child.boolean == 0) {  // one error listing the extra items, like the reference
       if (collecting()) fail(kw, v, {std::to_string(V::arr_size(v) - kw.count)});
       return false;
+    }
+    if (child.only_types && !collecting() && !an) {  // e.g. arrays of numbers
+      return V::arr_each(env_, v, [&](size_t i, Value x) {
+        return i < kw.count || is_type(child.only_types, false, V::kind(env_, x), x);
+      });
     }
     V::arr_each(env_, v, [&](size_t i, Value x) {
       if (i < kw.count) return true;
