@@ -17,7 +17,7 @@ json_values = st.recursive(
     | st.booleans()
     | st.integers(min_value=-(2**70), max_value=2**70)
     | st.floats(allow_nan=False, allow_infinity=False)
-    | st.sampled_from([0, 1, 1.0, 2.5, -3, 10, 0.0075, "a", "ab", "abc", "é", "x1"])
+    | st.sampled_from([0, 1, 1.0, 2.5, -3, 10, 0.0075, "a", "ab", "abc", "é", "x1", "x", "z"])
     | st.text(max_size=6),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["a", "b", "c", "xa", "d"]), inner, max_size=4),
     max_leaves=12,
@@ -38,6 +38,11 @@ SCHEMAS: list[Any] = [
     {"$defs": {"t": {"type": ["array", "number"], "items": {"$ref": "#/$defs/t"}}}, "$ref": "#/$defs/t"},
     {"dependentRequired": {"a": ["b"]}, "dependentSchemas": {"b": {"properties": {"a": {"type": "string"}}}}},
     {"exclusiveMaximum": 10, "minimum": -3, "type": "number"},
+    # string discriminators (branches skipped by their pinned property)
+    {"oneOf": [{"properties": {"a": {"enum": ["x", "y"]}, "b": {"type": "integer"}}, "required": ["a"]},
+               {"properties": {"a": {"const": "z"}, "c": {"type": "array"}}}, {"type": "array"}]},
+    {"anyOf": [{"properties": {"d": {"const": "x"}}, "required": ["d"], "minProperties": 2},
+               {"properties": {"d": {"const": "z"}}}], "unevaluatedProperties": {"type": "string"}},
 ]
 
 

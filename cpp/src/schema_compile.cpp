@@ -546,15 +546,16 @@ class Compiler {
     if (j->t != Json::T::Object) error("a schema must be an object or a boolean", at);
     const Dialect d = at.dialect;
     std::vector<Keyword> kws, last;
-    auto kw = [&](Op op, const std::string& name, const Json* value) {
+    kws.reserve(j->obj.size() + 1);
+    auto kw = [&](Op op, std::string_view name, const Json* value) {
       Keyword k;
       k.op = op;
-      k.name = name;
+      k.name = std::string(name);
       k.value = value;
       return k;
     };
-    auto ref_to = [&](const std::string& name, const Json& v) {
-      if (v.t != Json::T::String) error("'" + name + "' must be a string", at, name);
+    auto ref_to = [&](std::string_view name, const Json& v) {
+      if (v.t != Json::T::String) error("'" + std::string(name) + "' must be a string", at, name);
       const Json* target = resolve_ref(v.s, at, name);
       return target;
     };
@@ -568,7 +569,7 @@ class Compiler {
       int props_at = -1;
       for (auto& [name, v] : j->obj) {
         if (at.no_validation && is_validation_kw(name)) continue;
-        const std::string& k = name;
+        std::string_view k = name;  // compares by length first
         if (k == "$ref") {
           Keyword x = kw(Op::Ref, k, &v);
           x.kids.push_back(node_for(ref_to(k, v)));
@@ -705,7 +706,7 @@ class Compiler {
           if (k == "additionalProperties") {
             props.additional = child(&v, at, {PathTok::of(k)});
           } else {
-            if (v.t != Json::T::Object) error("'" + k + "' must be an object", at, k);
+            if (v.t != Json::T::Object) error("'" + std::string(k) + "' must be an object", at, k);
             for (auto& [pk, pv] : v.obj) {
               uint32_t c = child(&pv, at, {PathTok::of(k), PathTok::of(pk)});
               if (k == "properties") props.props.emplace_back(key_id(pk), c);
@@ -719,7 +720,7 @@ class Compiler {
         } else if (k == "dependencies" || k == "dependentRequired" ||
                    k == "dependentSchemas") {
           if (d < Dialect::Draft201909 && k != "dependencies") continue;
-          if (v.t != Json::T::Object) error("'" + k + "' must be an object", at, k);
+          if (v.t != Json::T::Object) error("'" + std::string(k) + "' must be an object", at, k);
           Keyword req = kw(Op::DependentRequired, k, &v), sch = kw(Op::DependentSchemas, k, &v);
           for (auto& [dk, dv] : v.obj) {
             if (dv.t == Json::T::Array && k != "dependentSchemas") {
@@ -740,7 +741,7 @@ class Compiler {
           if (!req.keys.empty()) kws.push_back(std::move(req));
           if (!sch.keys.empty()) kws.push_back(std::move(sch));
         } else if (k == "allOf" || k == "anyOf" || k == "oneOf") {
-          if (v.t != Json::T::Array || v.arr.empty()) error("'" + k + "' must be a non-empty array", at, k);
+          if (v.t != Json::T::Array || v.arr.empty()) error("'" + std::string(k) + "' must be a non-empty array", at, k);
           Keyword x = kw(k == "allOf" ? Op::AllOf : k == "anyOf" ? Op::AnyOf : Op::OneOf, k, &v);
           for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
           kws.push_back(std::move(x));
@@ -872,15 +873,16 @@ class Compiler {
       if (!props) continue;
       for (auto [key, kid] : props->props) {
         const Node& c = P.nodes[kid];
-        const Json* value = nullptr;
+        const Keyword* pin = nullptr;
         for (uint32_t i = c.first; c.boolean < 0 && i < c.first + c.count; ++i) {
           const Keyword& k = P.keywords[i];
-          if ((k.op == Op::Const || (k.op == Op::Enum && k.consts.size() == 1)) && k.consts[0]->t == Json::T::String)
-            value = k.consts[0];
+          if ((k.op == Op::Const || k.op == Op::Enum) && k.consts.size() <= 16 &&
+              std::all_of(k.consts.begin(), k.consts.end(), [](const Json* x) { return x->t == Json::T::String; }))
+            pin = &k;
         }
-        if (!value) continue;
+        if (!pin) continue;
         node.disc_key = (int32_t)key;
-        node.disc_value = value->s;
+        for (const Json* x : pin->consts) node.disc_values.push_back(x->s);
         node.disc_required = std::find(required.begin(), required.end(), key) != required.end();
         break;
       }

@@ -197,11 +197,11 @@ struct Node {
   const Json* type_value = nullptr;  ///< the `type` value (for messages)
   uint32_t first = 0, count = 0;  ///< keyword range
   uint32_t resource = 0;     ///< schema resource containing it (for the dynamic scope)
-  /// Discriminator: `properties[keys[disc_key]]` is the string constant disc_value (and the
-  /// property is required when disc_required); -1 when there is none.
+  /// Discriminator: `properties[keys[disc_key]]` must be one of the strings disc_values (and
+  /// the property is required when disc_required); -1 when there is none.
   int32_t disc_key = -1;
   bool disc_required = false;
-  std::string_view disc_value;
+  std::vector<std::string_view> disc_values;
 };
 
 /// A schema resource (document root or subschema with `$id`), for dynamic references.

@@ -167,6 +167,8 @@ struct EvalError {
   std::vector<std::string> extra;  ///< message details (missing/unexpected names, indices)
 };
 
+/// Evaluates a Program on values of view V. One evaluator serves one call (it holds the call's
+/// counters, dynamic scope and, with Collect, the errors); the Program is shared and read-only.
 template <class V, bool Collect>
 class Evaluator {
  public:
@@ -700,7 +702,10 @@ class Evaluator {
     bool rejects(const Node& n) const {
       if (key < 0 || n.disc_key != key) return false;
       if (!present) return n.disc_required;
-      return !is_string || n.disc_value != value;
+      if (!is_string) return true;
+      for (std::string_view s : n.disc_values)
+        if (s == value) return false;
+      return true;
     }
   };
   Disc discriminate(const Keyword& kw, Kind k, Value v) {
