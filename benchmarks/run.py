@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SUITES = ["bench_json", "bench_schema", "bench_wire"]
+SUITES = ["bench_json", "bench_schema", "bench_wire_framing", "bench_wire"]
 
 
 def main() -> int:

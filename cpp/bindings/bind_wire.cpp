@@ -1,7 +1,580 @@
+// JSON-RPC framing (the NDJSON decoder, the message encoders) and SSE (decoder, encoder).
+#define PY_SSIZE_T_CLEAN  // the s# formats of Py_BuildValue take Py_ssize_t
+#include <Python.h>
+
+#include <cstring>
+#include <string>
+
 #include "bindings.hpp"
+#include "mcp_native/json_writer.hpp"
+#include "mcp_native/jsonrpc.hpp"
+#include "mcp_native/sse.hpp"
+#include "py_json.hpp"
+
+namespace py = pybind11;
 
 namespace mcp_native::bindings {
 
-void bind_wire(pybind11::module_& /*m*/) {}
+namespace {
+
+namespace rpc = mcp_native::jsonrpc;
+
+// The message classes of mcp_native.jsonrpc (tuple subclasses), registered once at import.
+struct MessageTypes {
+  PyTypeObject* request = nullptr;
+  PyTypeObject* notification = nullptr;
+  PyTypeObject* response = nullptr;
+  PyTypeObject* error_response = nullptr;
+  PyTypeObject* invalid = nullptr;
+};
+MessageTypes g_types;
+
+PyObject* id_to_py(const rpc::RequestId& id) {
+  switch (id.kind) {
+    case rpc::RequestId::Kind::Int: return PyLong_FromLongLong(id.int_value);
+    case rpc::RequestId::Kind::UInt: return PyLong_FromUnsignedLongLong(id.uint_value);
+    case rpc::RequestId::Kind::String:
+      return PyUnicode_FromStringAndSize(id.string_value.data(), static_cast<Py_ssize_t>(id.string_value.size()));
+    case rpc::RequestId::Kind::Absent: Py_RETURN_NONE;
+  }
+  Py_RETURN_NONE;
+}
+
+PyObject* str_to_py(std::string_view s) {
+  return PyUnicode_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
+}
+
+// Builds an instance of a registered tuple subclass; each maker returns a new reference, or null
+// with an exception set, after which no further maker runs.
+template <class... Makers>
+PyObject* make_tuple(PyTypeObject* type, Makers&&... makers) {
+  PyObject* t = type->tp_alloc(type, static_cast<Py_ssize_t>(sizeof...(Makers)));
+  if (!t) return nullptr;
+  Py_ssize_t i = 0;
+  const bool ok = ((PyTuple_SET_ITEM(t, i, makers()), PyTuple_GET_ITEM(t, i++) != nullptr) && ...);
+  if (!ok) {
+    Py_DECREF(t);  // unset items are null, which tuple deallocation skips
+    return nullptr;
+  }
+  return t;
+}
+
+PyObject* message_to_py(const rpc::Message& m) {
+  auto id = [&] { return id_to_py(m.id); };
+  auto method = [&] { return str_to_py(m.method); };
+  auto body = [&] { return m.has_body ? element_to_py(m.body) : Py_NewRef(Py_None); };
+  switch (m.kind) {
+    case rpc::MessageKind::Request: return make_tuple(g_types.request, id, method, body);
+    case rpc::MessageKind::Notification: return make_tuple(g_types.notification, method, body);
+    case rpc::MessageKind::Response: return make_tuple(g_types.response, id, body);
+    case rpc::MessageKind::ErrorResponse: return make_tuple(g_types.error_response, id, body);
+    case rpc::MessageKind::Invalid:
+      return make_tuple(
+          g_types.invalid, id,
+          [&] {
+            return Py_BuildValue("{s:i,s:s#,s:s#}", "code", m.error_code, "message", m.error_message.data(),
+                                 static_cast<Py_ssize_t>(m.error_message.size()), "data", m.error_detail.data(),
+                                 static_cast<Py_ssize_t>(m.error_detail.size()));
+          },
+          [&] { return PyBytes_FromStringAndSize(m.response.data(), static_cast<Py_ssize_t>(m.response.size())); });
+  }
+  PyErr_SetString(PyExc_SystemError, "unknown message kind");
+  return nullptr;
+}
+
+// Collects decoded messages into a Python list.
+class ListSink final : public rpc::MessageSink {
+ public:
+  ListSink() : list_(py::reinterpret_steal<py::object>(PyList_New(0))) {
+    if (!list_) throw py::error_already_set();
+  }
+  void on_message(const rpc::Message& m) override {
+    PyObject* obj = message_to_py(m);
+    if (!obj) throw py::error_already_set();
+    const int rc = PyList_Append(list_.ptr(), obj);
+    Py_DECREF(obj);
+    if (rc < 0) throw py::error_already_set();
+  }
+  py::list take() { return py::reinterpret_steal<py::list>(list_.release()); }
+
+ private:
+  py::object list_;
+};
+
+// The bytes of a bytes-like argument (str is refused: the streams are bytes), held while alive.
+class BytesArg {
+ public:
+  explicit BytesArg(PyObject* obj, const char* what) {
+    if (PyUnicode_Check(obj)) throw py::type_error(std::string(what) + " must be bytes, not str");
+    if (PyObject_GetBuffer(obj, &view_, PyBUF_SIMPLE) < 0) throw py::error_already_set();
+  }
+  ~BytesArg() { PyBuffer_Release(&view_); }
+  BytesArg(const BytesArg&) = delete;
+  BytesArg& operator=(const BytesArg&) = delete;
+  std::string_view view() const {
+    return {static_cast<const char*>(view_.buf), static_cast<std::size_t>(view_.len)};
+  }
+
+ private:
+  Py_buffer view_;
+};
+
+class PyDecoder {
+ public:
+  PyDecoder(long long max_message_bytes, const std::string& protocol_version)
+      : decoder_(checked_max(max_message_bytes), checked_version(protocol_version)),
+        version_name_(protocol_version) {}
+
+  py::list feed(py::handle chunk) {
+    if (!g_types.request) throw py::type_error("mcp_native.jsonrpc is not initialised");
+    BytesArg bytes(chunk.ptr(), "the chunk given to feed()");
+    ListSink sink;
+    decoder_.feed(bytes.view(), sink);
+    return sink.take();
+  }
+
+  py::list close() {
+    ListSink sink;
+    decoder_.close(sink);
+    return sink.take();
+  }
+
+  std::size_t max_message_bytes() const { return decoder_.max_message_bytes(); }
+  const std::string& protocol_version() const { return version_name_; }
+  std::size_t pending_bytes() const { return decoder_.pending_bytes(); }
+
+ private:
+  static std::size_t checked_max(long long v) {
+    if (v < 1) throw py::value_error("max_message_bytes must be a positive integer, got " + std::to_string(v));
+    return static_cast<std::size_t>(v);
+  }
+  static rpc::ProtocolVersion checked_version(const std::string& name) {
+    auto v = rpc::parse_protocol_version(name);
+    if (!v) {
+      throw py::value_error("protocol_version " + py::repr(py::str(name)).cast<std::string>() +
+                            " is not supported; use one of '2025-06-18', '2025-11-25', '2026-07-28'");
+    }
+    return *v;
+  }
+
+  rpc::Decoder decoder_;
+  std::string version_name_;
+};
+
+PyTypeObject* checked_tuple_type(py::handle t, const char* name, Py_ssize_t arity) {
+  if (!PyType_Check(t.ptr()) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(t.ptr()), &PyTuple_Type)) {
+    throw py::type_error(std::string(name) + " must be a tuple subclass");
+  }
+  auto fields = py::getattr(t, "_fields", py::none());
+  if (fields.is_none() || py::len(fields) != static_cast<std::size_t>(arity)) {
+    throw py::type_error(std::string(name) + " must be a named tuple of " + std::to_string(arity) + " fields");
+  }
+  Py_INCREF(t.ptr());
+  return reinterpret_cast<PyTypeObject*>(t.ptr());
+}
+
+// ---------------------------------------------------------------------------------------------
+// SSE: the decoder builds mcp_native.sse.Event named tuples.
+
+PyTypeObject* g_event_type = nullptr;
+
+PyObject* utf8_replace(std::string_view s) {
+  return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+}
+
+// The text of a field that changes rarely (type, id, retry), decoded once per change.
+class CachedText {
+ public:
+  PyObject* get(std::string_view raw, bool as_int) {
+    if (!value_ || raw != raw_) {
+      PyObject* v = as_int ? (raw.empty() ? Py_NewRef(Py_None) : PyLong_FromString(std::string(raw).c_str(), nullptr, 10))
+                           : utf8_replace(raw);
+      if (!v) return nullptr;
+      value_ = py::reinterpret_steal<py::object>(v);
+      raw_.assign(raw);
+    }
+    return Py_NewRef(value_.ptr());
+  }
+
+ private:
+  std::string raw_;
+  py::object value_;
+};
+
+class PySseDecoder final : public mcp_native::sse::EventSink {
+ public:
+  py::list feed(py::handle chunk) {
+    if (!g_event_type) throw py::type_error("mcp_native.sse is not initialised");
+    BytesArg bytes(chunk.ptr(), "the chunk given to feed()");
+    list_ = py::reinterpret_steal<py::object>(PyList_New(0));
+    if (!list_) throw py::error_already_set();
+    decoder_.feed(bytes.view(), *this);
+    return py::reinterpret_steal<py::list>(list_.release());
+  }
+  py::list close() {
+    decoder_.close();
+    return py::list();
+  }
+  py::object last_event_id() { return steal(id_.get(decoder_.last_event_id(), false)); }
+  py::object retry() { return steal(retry_.get(decoder_.retry_digits(), true)); }
+
+  void on_event(const mcp_native::sse::Event& e) override {
+    PyObject* ev = make_tuple(
+        g_event_type, [&] { return type_.get(e.type, false); }, [&] { return utf8_replace(e.data); },
+        [&] { return id_.get(e.id, false); }, [&] { return retry_.get(e.retry_digits, true); });
+    if (!ev) throw py::error_already_set();
+    const int rc = PyList_Append(list_.ptr(), ev);
+    Py_DECREF(ev);
+    if (rc < 0) throw py::error_already_set();
+  }
+
+ private:
+  static py::object steal(PyObject* o) {
+    if (!o) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(o);
+  }
+
+  mcp_native::sse::Decoder decoder_;
+  py::object list_;
+  CachedText type_, id_, retry_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Encoders, as METH_FASTCALL functions: they run once per message, where pybind11's dispatch
+// would cost as much as the encoding.
+
+JsonWriter* g_writer;  // reused between calls; a re-entrant call uses a writer of its own
+bool g_writer_busy;
+
+// Binds fastcall arguments to `names`; the first `required` are mandatory. Unset optional
+// slots stay null. Returns false with TypeError set.
+template <std::size_t N>
+bool bind_args(const char* fn, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
+               const char* const (&names)[N], std::size_t required, PyObject* (&out)[N]) {
+  for (auto& o : out) o = nullptr;
+  if (nargs > static_cast<Py_ssize_t>(N)) {
+    PyErr_Format(PyExc_TypeError, "%s() takes at most %zu arguments (%zd given)", fn, N, nargs);
+    return false;
+  }
+  for (Py_ssize_t i = 0; i < nargs; ++i) out[i] = args[i];
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    PyObject* name = PyTuple_GET_ITEM(kwnames, k);
+    std::size_t j = 0;
+    while (j < N && PyUnicode_CompareWithASCIIString(name, names[j]) != 0) ++j;
+    if (j == N) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fn, name);
+      return false;
+    }
+    if (out[j]) {
+      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fn, names[j]);
+      return false;
+    }
+    out[j] = args[nargs + k];
+  }
+  for (std::size_t j = 0; j < required; ++j) {
+    if (!out[j]) {
+      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fn, names[j]);
+      return false;
+    }
+  }
+  return true;
+}
+
+const char* type_name(PyObject* o) { return Py_TYPE(o)->tp_name; }
+
+// Re-raises a TypeError/ValueError from the JSON writer with the argument's name in front.
+void name_the_field(const char* field) {
+  const bool is_type = PyErr_ExceptionMatches(PyExc_TypeError);
+  if (!is_type && !PyErr_ExceptionMatches(PyExc_ValueError)) return;
+  PyObject *type, *cause, *tb;
+  PyErr_Fetch(&type, &cause, &tb);
+  PyErr_NormalizeException(&type, &cause, &tb);
+  if (tb) PyException_SetTraceback(cause, tb);
+  Py_XDECREF(type);
+  Py_XDECREF(tb);
+  PyErr_Format(is_type ? PyExc_TypeError : PyExc_ValueError, "%s: %S", field, cause);
+  PyObject *etype, *exc, *etb;
+  PyErr_Fetch(&etype, &exc, &etb);
+  PyErr_NormalizeException(&etype, &exc, &etb);
+  PyException_SetCause(exc, cause);  // steals cause
+  PyErr_Restore(etype, exc, etb);
+}
+
+bool write_json(JsonWriter& w, PyObject* value, const char* field) {
+  if (dump_py(w, value)) return true;
+  name_the_field(field);
+  return false;
+}
+
+bool write_id(JsonWriter& w, PyObject* id) {
+  if ((PyLong_Check(id) && !PyBool_Check(id)) || PyUnicode_Check(id)) return write_json(w, id, "id");
+  PyErr_Format(PyExc_TypeError, "id must be a str or an int, not %s", type_name(id));
+  return false;
+}
+
+bool check_str(PyObject* o, const char* field) {
+  if (PyUnicode_Check(o)) return true;
+  PyErr_Format(PyExc_TypeError, "%s must be a str, not %s", field, type_name(o));
+  return false;
+}
+
+bool check_dict(PyObject* o, const char* field, bool none_ok) {
+  if (PyDict_Check(o) || (none_ok && o == Py_None)) return true;
+  PyErr_Format(PyExc_TypeError, "%s must be a dict%s, not %s", field, none_ok ? " or None" : "", type_name(o));
+  return false;
+}
+
+// Runs `body` with a cleared writer and returns its content plus "\n" as bytes.
+template <class Body>
+PyObject* encode_line(Body&& body) {
+  if (g_writer == nullptr) g_writer = new (std::nothrow) JsonWriter();
+  JsonWriter own;
+  const bool shared = g_writer != nullptr && !g_writer_busy;
+  JsonWriter& w = shared ? *g_writer : own;
+  if (shared) g_writer_busy = true;
+  w.clear();
+  PyObject* result = nullptr;
+  try {
+    if (body(w)) {
+      w.put('\n');
+      result = PyBytes_FromStringAndSize(w.data(), static_cast<Py_ssize_t>(w.size()));
+    }
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  }
+  if (shared) {
+    g_writer_busy = false;
+    if (w.capacity() > (std::size_t{1} << 22)) w.release();  // don't keep a huge buffer
+  }
+  return result;
+}
+
+PyObject* encode_request(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  static const char* const names[] = {"id", "method", "params"};
+  PyObject* a[3];
+  if (!bind_args("encode_request", args, nargs, kwnames, names, 2, a)) return nullptr;
+  PyObject *id = a[0], *method = a[1], *params = a[2] ? a[2] : Py_None;
+  if (!check_str(method, "method") || !check_dict(params, "params", true)) return nullptr;
+  return encode_line([&](JsonWriter& w) {
+    w.append(R"({"jsonrpc":"2.0","id":)");
+    if (!write_id(w, id)) return false;
+    w.append(R"(,"method":)");
+    if (!write_json(w, method, "method")) return false;
+    if (params != Py_None) {
+      w.append(R"(,"params":)");
+      if (!write_json(w, params, "params")) return false;
+    }
+    w.put('}');
+    return true;
+  });
+}
+
+PyObject* encode_notification(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  static const char* const names[] = {"method", "params"};
+  PyObject* a[2];
+  if (!bind_args("encode_notification", args, nargs, kwnames, names, 1, a)) return nullptr;
+  PyObject *method = a[0], *params = a[1] ? a[1] : Py_None;
+  if (!check_str(method, "method") || !check_dict(params, "params", true)) return nullptr;
+  return encode_line([&](JsonWriter& w) {
+    w.append(R"({"jsonrpc":"2.0","method":)");
+    if (!write_json(w, method, "method")) return false;
+    if (params != Py_None) {
+      w.append(R"(,"params":)");
+      if (!write_json(w, params, "params")) return false;
+    }
+    w.put('}');
+    return true;
+  });
+}
+
+PyObject* encode_response(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  static const char* const names[] = {"id", "result"};
+  PyObject* a[2];
+  if (!bind_args("encode_response", args, nargs, kwnames, names, 2, a)) return nullptr;
+  PyObject *id = a[0], *result = a[1];
+  if (!check_dict(result, "result", false)) return nullptr;
+  return encode_line([&](JsonWriter& w) {
+    w.append(R"({"jsonrpc":"2.0","id":)");
+    if (!write_id(w, id)) return false;
+    w.append(R"(,"result":)");
+    if (!write_json(w, result, "result")) return false;
+    w.put('}');
+    return true;
+  });
+}
+
+PyObject* encode_error(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  static const char* const names[] = {"id", "code", "message", "data"};
+  PyObject* a[4];
+  if (!bind_args("encode_error", args, nargs, kwnames, names, 3, a)) return nullptr;
+  PyObject *id = a[0], *code = a[1], *message = a[2], *data = a[3] ? a[3] : Py_None;
+  if (!PyLong_Check(code) || PyBool_Check(code)) {
+    PyErr_Format(PyExc_TypeError, "code must be an int, not %s", type_name(code));
+    return nullptr;
+  }
+  if (!check_str(message, "message")) return nullptr;
+  return encode_line([&](JsonWriter& w) {
+    w.append(R"({"jsonrpc":"2.0",)");
+    // An unknown id is left out: the MCP schemas (2025-11-25 on) allow no null id.
+    if (id != Py_None) {
+      w.append(R"("id":)");
+      if (!write_id(w, id)) return false;
+      w.put(',');
+    }
+    w.append(R"("error":{"code":)");
+    if (!write_json(w, code, "code")) return false;
+    w.append(R"(,"message":)");
+    if (!write_json(w, message, "message")) return false;
+    if (data != Py_None) {
+      w.append(R"(,"data":)");
+      if (!write_json(w, data, "data")) return false;
+    }
+    w.append("}}");
+    return true;
+  });
+}
+
+
+// UTF-8 of a str argument; a lone surrogate raises UnicodeEncodeError (a ValueError).
+bool utf8_of(PyObject* o, const char* field, std::string_view& out) {
+  if (!check_str(o, field)) return false;
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_AsUTF8AndSize(o, &n);
+  if (!p) {
+    name_the_field(field);
+    return false;
+  }
+  out = std::string_view(p, static_cast<std::size_t>(n));
+  return true;
+}
+
+std::string* g_event_buf;  // reused between calls (encode_event runs no Python code meanwhile)
+
+PyObject* encode_event(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  namespace sse = mcp_native::sse;
+  static const char* const names[] = {"data", "event", "id", "retry"};
+  PyObject* a[4];
+  if (!bind_args("encode_event", args, nargs, kwnames, names, 1, a)) return nullptr;
+  if (nargs > 1) {
+    PyErr_SetString(PyExc_TypeError, "encode_event() takes 1 positional argument (event, id and retry are keywords)");
+    return nullptr;
+  }
+  try {
+    BytesArg data(a[0], "data");
+    if (!sse::is_valid_utf8(data.view())) {
+      // Let the codec say where: the message names the first bad byte.
+      PyObject* text = PyUnicode_DecodeUTF8(data.view().data(), static_cast<Py_ssize_t>(data.view().size()), "strict");
+      Py_XDECREF(text);
+      if (text) PyErr_SetString(PyExc_ValueError, "data: not valid UTF-8");
+      else name_the_field("data");
+      return nullptr;
+    }
+    std::string_view event = "message", id;
+    if (a[1] && !utf8_of(a[1], "event", event)) return nullptr;
+    const bool has_id = a[2] && a[2] != Py_None;
+    if (has_id && !utf8_of(a[2], "id", id)) return nullptr;
+    if (sse::has_line_break(event)) {
+      PyErr_Format(PyExc_ValueError, "event may not contain line breaks: %R", a[1]);
+      return nullptr;
+    }
+    if (has_id && (sse::has_line_break(id) || id.find('\0') != std::string_view::npos)) {
+      PyErr_Format(PyExc_ValueError, "id may not contain line breaks or NUL (readers ignore such ids): %R", a[2]);
+      return nullptr;
+    }
+    std::string retry_digits;
+    if (a[3] && a[3] != Py_None) {
+      PyObject* r = a[3];
+      const unsigned long long v = PyLong_Check(r) && !PyBool_Check(r) ? PyLong_AsUnsignedLongLong(r) : ~0ULL;
+      if (v == ~0ULL && (PyErr_Occurred() || !PyLong_Check(r) || PyBool_Check(r))) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "retry must be a non-negative int (milliseconds), not %R", r);
+        return nullptr;
+      }
+      retry_digits = std::to_string(v);
+    }
+    if (g_event_buf == nullptr) g_event_buf = new std::string();
+    std::string& out = *g_event_buf;
+    out.clear();
+    sse::write_event(out, data.view(), event, has_id ? &id : nullptr, retry_digits);
+    PyObject* result = PyBytes_FromStringAndSize(out.data(), static_cast<Py_ssize_t>(out.size()));
+    if (out.capacity() > (std::size_t{1} << 22)) std::string().swap(out);  // don't keep a huge buffer
+    return result;
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+    return nullptr;
+  } catch (const std::bad_alloc&) {
+    return PyErr_NoMemory();
+  }
+}
+
+template <class F>
+PyCFunction fastcall(F f) {
+  return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f));
+}
+
+PyMethodDef wire_methods[] = {
+    {"encode_request", fastcall(encode_request), METH_FASTCALL | METH_KEYWORDS,
+     "encode_request($module, id, method, params=None)\n--\n\n"
+     "The JSON-RPC request line (compact JSON and one newline) as bytes."},
+    {"encode_notification", fastcall(encode_notification), METH_FASTCALL | METH_KEYWORDS,
+     "encode_notification($module, method, params=None)\n--\n\n"
+     "The JSON-RPC notification line (compact JSON and one newline) as bytes."},
+    {"encode_response", fastcall(encode_response), METH_FASTCALL | METH_KEYWORDS,
+     "encode_response($module, id, result)\n--\n\n"
+     "The JSON-RPC success response line (compact JSON and one newline) as bytes."},
+    {"encode_error", fastcall(encode_error), METH_FASTCALL | METH_KEYWORDS,
+     "encode_error($module, id, code, message, data=None)\n--\n\n"
+     "The JSON-RPC error response line (compact JSON and one newline) as bytes;\n"
+     "id None (unknown) leaves the id out, data None leaves data out."},
+    {"sse_encode_event", fastcall(encode_event), METH_FASTCALL | METH_KEYWORDS,
+     "sse_encode_event($module, data, *, event='message', id=None, retry=None)\n--\n\n"
+     "One Server-Sent Event as bytes: event, id, retry, one data line per line of data, blank line."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+}  // namespace
+
+void bind_wire(py::module_& m) {
+  if (PyModule_AddFunctions(m.ptr(), wire_methods) < 0) throw py::error_already_set();
+  m.def(
+      "_jsonrpc_set_types",
+      [](py::handle request, py::handle notification, py::handle response, py::handle error_response,
+         py::handle invalid) {
+        g_types.request = checked_tuple_type(request, "Request", 3);
+        g_types.notification = checked_tuple_type(notification, "Notification", 2);
+        g_types.response = checked_tuple_type(response, "Response", 2);
+        g_types.error_response = checked_tuple_type(error_response, "ErrorResponse", 2);
+        g_types.invalid = checked_tuple_type(invalid, "Invalid", 3);
+      },
+      py::arg("request"), py::arg("notification"), py::arg("response"), py::arg("error_response"),
+      py::arg("invalid"), "Registers the message classes that JsonRpcDecoder instantiates.");
+
+  // A plain `type` metaclass keeps the class describable by a stub file (stubtest checks it).
+  py::class_<PyDecoder>(m, "JsonRpcDecoder", py::metaclass(reinterpret_cast<PyObject*>(&PyType_Type)),
+                        "Incremental newline-delimited JSON-RPC decoder.")
+      .def(py::init<long long, const std::string&>(), py::arg("max_message_bytes"), py::arg("protocol_version"))
+      .def("feed", &PyDecoder::feed, py::arg("chunk"))
+      .def("close", &PyDecoder::close)
+      .def_property_readonly("max_message_bytes", &PyDecoder::max_message_bytes)
+      .def_property_readonly("protocol_version", &PyDecoder::protocol_version)
+      .def_property_readonly("pending_bytes", &PyDecoder::pending_bytes);
+
+  m.def(
+      "_sse_set_types",
+      [](py::handle event) { g_event_type = checked_tuple_type(event, "Event", 4); },
+      py::arg("event"), "Registers the event class that SseDecoder instantiates.");
+
+  py::class_<PySseDecoder>(m, "SseDecoder", py::metaclass(reinterpret_cast<PyObject*>(&PyType_Type)),
+                           "Incremental Server-Sent Events parser (WHATWG rules).")
+      .def(py::init<>())
+      .def("feed", &PySseDecoder::feed, py::arg("chunk"))
+      .def("close", &PySseDecoder::close)
+      .def_property_readonly("last_event_id", &PySseDecoder::last_event_id)
+      .def_property_readonly("retry", &PySseDecoder::retry);
+}
 
 }  // namespace mcp_native::bindings

@@ -10,5 +10,7 @@ void bind_json(pybind11::module_& m);
 void bind_schema(pybind11::module_& m);
 /// JSON-RPC framing, SSE and tool results.
 void bind_wire(pybind11::module_& m);
+/// Tool results: one-pass JSON-RPC responses of tools/call.
+void bind_results(pybind11::module_& m);
 
 }  // namespace mcp_native::bindings

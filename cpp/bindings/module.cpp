@@ -5,4 +5,5 @@ PYBIND11_MODULE(_core, m) {
   mcp_native::bindings::bind_json(m);
   mcp_native::bindings::bind_schema(m);
   mcp_native::bindings::bind_wire(m);
+  mcp_native::bindings::bind_results(m);
 }

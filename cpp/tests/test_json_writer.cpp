@@ -219,3 +219,33 @@ TEST(JsonWriterString, ShortTextAtTheEndOfAPage) {
   }
   munmap(mem, 2 * page);
 }
+
+TEST(JsonWriterString, DenseEscapesMatchAByteByByteReference) {
+  // Random texts over a small alphabet full of characters that need escapes.
+  const std::string alphabet = std::string("ab\"\\\n\t\x01\x1f\x7f \xc3\xa9", 12);
+  std::uint64_t state = 12345;
+  for (int round = 0; round < 2000; ++round) {
+    std::string in;
+    state = state * 6364136223846793005ULL + 1;
+    const std::size_t len = state >> 55;  // 0..511
+    for (std::size_t i = 0; i < len; ++i) {
+      state = state * 6364136223846793005ULL + 1;
+      in += alphabet[(state >> 33) % alphabet.size()];
+    }
+    std::string expected = "\"";
+    for (unsigned char c : in) {
+      if (c == '"') expected += "\\\"";
+      else if (c == '\\') expected += "\\\\";
+      else if (c == '\n') expected += "\\n";
+      else if (c == '\t') expected += "\\t";
+      else if (c == 0x01) expected += "\\u0001";
+      else if (c == 0x1f) expected += "\\u001f";
+      else expected += static_cast<char>(c);
+    }
+    expected += '"';
+    JsonWriter w;
+    w.append("[");  // an unaligned start in the buffer
+    w.write_string(in);
+    ASSERT_EQ(w.view().substr(1), expected) << round;
+  }
+}

@@ -15,6 +15,13 @@ from ._core import dumps, loads
 # JSON Schema engine
 from .schema import Limits, Validator
 
+# Content blocks and tool results.
+from . import content
+from .tools import Tool
+
+# JSON-RPC framing and SSE
+from . import jsonrpc, sse
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -23,8 +30,14 @@ __all__ = [
     "SchemaError",
     "ValidationError",
     "Validator",
+    # Content blocks and tool results.
+    "Tool",
+    "content",
     "__version__",
     # JSON codec
     "dumps",
     "loads",
+    # JSON-RPC framing and SSE
+    "jsonrpc",
+    "sse",
 ]

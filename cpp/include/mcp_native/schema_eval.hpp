@@ -733,10 +733,13 @@ class Evaluator {
     if (k != Kind::Object) return true;
     bool ok = true;
     // Hash lookups of the declared names when the view has them and the object is not much
-    // smaller than the declaration; members are only walked when some may be undeclared.
+    // smaller than the declaration; members are only walked when some may be undeclared. For a
+    // verdict alone, a lookup costs more than a step of the walk: lookups only when undeclared
+    // members are ignored and outnumber the declared names.
     bool declared_done = false;
-    if (V::kFastLookup && kw.patterns.empty() && !an &&
-        (kw.additional < 0 || V::obj_size(v) * 2 >= kw.props.size())) {
+    const bool lookup = Collect ? kw.additional < 0 || V::obj_size(v) * 2 >= kw.props.size()
+                                : kw.additional < 0 && V::obj_size(v) >= kw.props.size();
+    if (V::kFastLookup && kw.patterns.empty() && !an && lookup) {
       Value x{};
       size_t found = 0;
       for (size_t i = 0; i < kw.props.size(); ++i) {

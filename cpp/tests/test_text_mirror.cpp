@@ -1,0 +1,48 @@
+#include "mcp_native/text_mirror.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+std::string mirror(const std::string& prefix, const std::string& json) {
+  mcp_native::JsonWriter w;
+  w.append(prefix);
+  const std::size_t start = w.size();
+  w.append(json);
+  w.append("tail");
+  mcp_native::append_escaped_copy(w, start, start + json.size());
+  return std::string(w.view().substr(start + json.size() + 4));
+}
+
+// The general escape of the writer is the reference: on JSON text both must agree.
+std::string reference(const std::string& json) {
+  mcp_native::JsonWriter w;
+  w.write_escaped(json);
+  return std::string(w.view());
+}
+
+TEST(TextMirror, EscapesQuotesAndBackslashesOnly) {
+  EXPECT_EQ(mirror("x", R"({"a":"b\"c\\d\n"})"), R"({\"a\":\"b\\\"c\\\\d\\n\"})");
+  EXPECT_EQ(mirror("", ""), "");
+  EXPECT_EQ(mirror("", "[1,2.5,null]"), "[1,2.5,null]");
+  EXPECT_EQ(mirror("", "\"caf\xc3\xa9 \xf0\x9f\x98\x80\""), "\\\"caf\xc3\xa9 \xf0\x9f\x98\x80\\\"");
+}
+
+TEST(TextMirror, MatchesTheGeneralEscapeAtEveryLengthAndOffset) {
+  // Every length around the 16-byte blocks, with escapes at every position, and growth of the
+  // buffer while the source lies inside it.
+  const std::string alphabet = "ab\"\\{}:,0 \xc3\xa9";
+  for (std::size_t len = 0; len < 70; ++len) {
+    for (std::size_t shift = 0; shift < alphabet.size(); ++shift) {
+      std::string json;
+      for (std::size_t i = 0; i < len; ++i) json += alphabet[(i * 7 + shift) % alphabet.size()];
+      EXPECT_EQ(mirror(std::string(shift, 'p'), json), reference(json)) << json;
+    }
+  }
+  const std::string big(100000, '"');
+  EXPECT_EQ(mirror("", big), reference(big));
+}
+
+}  // namespace

@@ -1,0 +1,234 @@
+"""JSON-RPC 2.0 framing for MCP's stdio transport (newline-delimited JSON).
+
+``Decoder`` turns a byte stream into ``Request``, ``Notification``, ``Response``, ``ErrorResponse``
+and ``Invalid`` items; an ``Invalid`` carries the exact error response line to send back. The
+``encode_*`` functions produce complete compact lines ending in a single ``\\n``.
+
+Lines are parsed by simdjson: integers beyond 64 bits, unpaired surrogate escapes and numbers
+beyond the double range (which Python's ``json`` accepts) make a line a ``-32700`` ``Invalid``
+whose ``data`` says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Union
+
+from . import _core
+
+__all__ = [
+    "HEADER_MISMATCH",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "MISSING_REQUIRED_CLIENT_CAPABILITY",
+    "PARSE_ERROR",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "UNSUPPORTED_PROTOCOL_VERSION",
+    "URL_ELICITATION_REQUIRED",
+    "Decoder",
+    "ErrorResponse",
+    "Invalid",
+    "Message",
+    "Notification",
+    "Request",
+    "Response",
+    "encode_error",
+    "encode_notification",
+    "encode_request",
+    "encode_response",
+]
+
+# Standard JSON-RPC 2.0 error codes.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+# MCP's own codes, from the schemas: 2025-11-25 (URLElicitationRequiredError) and 2026-07-28
+# (HeaderMismatchError, MissingRequiredClientCapabilityError, UnsupportedProtocolVersionError).
+URL_ELICITATION_REQUIRED = -32042
+HEADER_MISMATCH = -32020
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+SUPPORTED_PROTOCOL_VERSIONS = ("2025-06-18", "2025-11-25", "2026-07-28")
+DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+
+
+# The message types are named tuples built directly by the native decoder (as cheap as a plain
+# tuple). Equality also compares the type, so a Notification never equals a Response that
+# happens to hold the same two values.
+def _eq(self: tuple[Any, ...], other: object) -> bool:
+    return type(self) is type(other) and tuple.__eq__(self, other)
+
+
+def _hash(self: tuple[Any, ...]) -> int:
+    return hash((type(self).__name__, tuple(self)))
+
+
+class Request(NamedTuple):
+    """A request: expects a response carrying the same ``id``."""
+
+    id: str | int
+    method: str
+    params: dict[str, Any] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return _eq(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not _eq(self, other)
+
+    def __hash__(self) -> int:
+        return _hash(self)
+
+
+class Notification(NamedTuple):
+    """A notification: no ``id``, no response."""
+
+    method: str
+    params: dict[str, Any] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return _eq(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not _eq(self, other)
+
+    def __hash__(self) -> int:
+        return _hash(self)
+
+
+class Response(NamedTuple):
+    """A successful response (``result`` is an object)."""
+
+    id: str | int
+    result: dict[str, Any]
+
+    def __eq__(self, other: object) -> bool:
+        return _eq(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not _eq(self, other)
+
+    def __hash__(self) -> int:
+        return _hash(self)
+
+
+class ErrorResponse(NamedTuple):
+    """An error response. ``id`` is None when the peer could not read the request's id;
+    ``error`` has an integer ``code``, a string ``message`` and maybe ``data``."""
+
+    id: str | int | None
+    error: dict[str, Any]
+
+    def __eq__(self, other: object) -> bool:
+        return _eq(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not _eq(self, other)
+
+    def __hash__(self) -> int:
+        return _hash(self)
+
+    @property
+    def code(self) -> int:
+        return self.error["code"]  # type: ignore[no-any-return]
+
+    @property
+    def message(self) -> str:
+        return self.error["message"]  # type: ignore[no-any-return]
+
+
+class Invalid(NamedTuple):
+    """A line that is not a valid message. ``response`` is the error response line to send back
+    (``error`` parsed: ``code``, ``message`` and ``data``, a sentence saying what is wrong);
+    ``id`` is the offending message's id when it could be read, else None."""
+
+    id: str | int | None
+    error: dict[str, Any]
+    response: bytes
+
+    def __eq__(self, other: object) -> bool:
+        return _eq(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not _eq(self, other)
+
+    def __hash__(self) -> int:
+        return _hash(self)
+
+    @property
+    def code(self) -> int:
+        return self.error["code"]  # type: ignore[no-any-return]
+
+    @property
+    def message(self) -> str:
+        return self.error["message"]  # type: ignore[no-any-return]
+
+
+Message = Union[Request, Notification, Response, ErrorResponse, Invalid]
+
+_core._jsonrpc_set_types(Request, Notification, Response, ErrorResponse, Invalid)
+
+# The encoders return one whole line: compact JSON (as mcp_native.dumps writes it) and "\n".
+# Arguments are checked (id a str or a non-bool int; method and message str; params a dict or
+# None; result a dict; code an int); a bad one raises TypeError/ValueError naming it.
+encode_request = _core.encode_request
+encode_notification = _core.encode_notification
+encode_response = _core.encode_response
+encode_error = _core.encode_error
+
+
+class Decoder:
+    """Incremental decoder of newline-delimited JSON-RPC messages (the stdio transport).
+
+    ``feed(chunk)`` returns the messages completed by ``chunk``, in order; ``close()`` returns the
+    last one if the stream did not end with a newline. ``\\r\\n`` endings and blank lines are
+    accepted. Nothing a peer sends makes these methods raise: each bad line (invalid JSON or
+    UTF-8, a wrong envelope, a batch, a line over ``max_message_bytes``) becomes an ``Invalid``
+    item, and decoding continues with the next line. ``protocol_version`` decides how an
+    unknown id is written in error responses: ``null`` for 2025-06-18, left out after.
+    """
+
+    __slots__ = ("_decoder",)
+
+    def __init__(
+        self,
+        *,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        protocol_version: str = "2025-11-25",
+    ) -> None:
+        if not isinstance(max_message_bytes, int) or isinstance(max_message_bytes, bool):
+            raise TypeError(f"max_message_bytes must be an int, not {type(max_message_bytes).__name__}")
+        if not isinstance(protocol_version, str):
+            raise TypeError(f"protocol_version must be a str, not {type(protocol_version).__name__}")
+        self._decoder = _core.JsonRpcDecoder(max_message_bytes, protocol_version)
+
+    def feed(self, chunk: bytes | bytearray | memoryview) -> list[Message]:
+        """Decodes the lines completed by ``chunk``."""
+        return self._decoder.feed(chunk)
+
+    def close(self) -> list[Message]:
+        """Ends the stream: decodes a final line without newline and resets the decoder."""
+        return self._decoder.close()
+
+    @property
+    def max_message_bytes(self) -> int:
+        return self._decoder.max_message_bytes
+
+    @property
+    def protocol_version(self) -> str:
+        return self._decoder.protocol_version
+
+    @property
+    def pending_bytes(self) -> int:
+        """Bytes of an incomplete line held until its newline arrives."""
+        return self._decoder.pending_bytes
+
+    def __repr__(self) -> str:
+        return (
+            f"Decoder(max_message_bytes={self.max_message_bytes}, "
+            f"protocol_version={self.protocol_version!r})"
+        )

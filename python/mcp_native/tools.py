@@ -1,0 +1,345 @@
+"""MCP tools: checked definitions, argument validation, results and one-pass JSON-RPC responses.
+
+A :class:`Tool` is built for one protocol version ("2025-06-18", "2025-11-25" or "2026-07-28").
+It checks its definition against that version's ``Tool`` schema, compiles its input and output
+schemas once, and then
+
+- ``check_arguments(arguments)`` tells how to answer a call with invalid arguments,
+- ``result(...)`` builds a ``CallToolResult`` dict,
+- ``encode_response(id, structured)`` writes the complete JSON-RPC response line natively,
+- ``check_result(result)`` validates, on the client side, a received result (dict or raw bytes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import Any
+
+from . import _core
+from .content import LATEST_PROTOCOL_VERSION, check_block, check_icons, check_version
+from .errors import SchemaError, ValidationError
+
+__all__ = ["Tool"]
+
+# JSON-RPC "Invalid params".
+INVALID_PARAMS = -32602
+_ON_INVALID = ("raise", "error_result")
+_TOOL_ANNOTATIONS = {
+    "title": str,
+    "readOnlyHint": bool,
+    "destructiveHint": bool,
+    "idempotentHint": bool,
+    "openWorldHint": bool,
+}
+# Where a tool's output schema lives for the result checker (never fetched: it is in the registry).
+_OUTPUT_URI = "urn:mcp-native:tool-output-schema"
+_MISSING: Any = object()
+
+
+def _validator() -> Any:
+    from . import Validator  # the engine; bound in the package namespace before tools are built
+
+    return Validator
+
+
+def _dumps(obj: Any) -> bytes:
+    from . import dumps
+
+    return dumps(obj)
+
+
+def _pointer(path: tuple[str | int, ...]) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path) or "(root)"
+
+
+def _check_schema_shape(field: str, schema: object, version: str, object_root: bool) -> dict[str, Any]:
+    """What the version's ``Tool`` definition says about inputSchema/outputSchema."""
+    if not isinstance(schema, Mapping):
+        raise TypeError(f"{field}: expected a JSON Schema dict, got {type(schema).__name__}")
+    if object_root and schema.get("type") != "object":
+        raise ValueError(f'{field}: protocol version {version} requires "type": "object" at the root, got {schema.get("type")!r}')
+    if "$schema" in schema and not isinstance(schema["$schema"], str):
+        raise TypeError(f"{field}.$schema: expected str, got {type(schema['$schema']).__name__}")
+    if object_root and version != "2026-07-28":
+        props = schema.get("properties", {})
+        if not isinstance(props, Mapping):
+            raise TypeError(f"{field}.properties: expected a dict, got {type(props).__name__}")
+        for k, v in props.items():
+            if not isinstance(v, Mapping):
+                raise TypeError(f"{field}.properties.{k}: expected a schema dict, got {type(v).__name__}")
+        req = schema.get("required", [])
+        if not isinstance(req, list) or not all(isinstance(r, str) for r in req):
+            raise TypeError(f"{field}.required: expected a list of str")
+    return dict(schema)
+
+
+def _compile(field: str, schema: dict[str, Any], **kw: Any) -> Any:
+    try:
+        return _validator()(schema, **kw)
+    except SchemaError as e:
+        raise SchemaError(f"{field}: {e.message}", e.schema_path) from None
+
+
+def _error_text(name: str, errors: list[ValidationError], what: str) -> str:
+    lines = [f"{what} for tool {name!r}:"]
+    lines += [f"- at {_pointer(e.instance_path)}: {e.message}" for e in errors]
+    return "\n".join(lines)
+
+
+class Tool:
+    """A tool definition for one protocol version.
+
+    ``input_schema`` defaults to ``{"type": "object", "additionalProperties": false}`` (a tool
+    without parameters). ``on_invalid`` says what :meth:`result`/:meth:`encode_response` do with a
+    result that violates ``output_schema``: ``"raise"`` a :class:`ValidationError` (a server must
+    not send it) or ``"error_result"``: send an ``isError`` result naming the violations instead.
+    """
+
+    __slots__ = ("name", "protocol_version", "definition", "on_invalid", "encode_response", "_input", "_output", "_checker", "_object_only", "_complete")
+
+    encode_response: Callable[..., bytes]
+    """``encode_response(request_id, structured, *, content=None, meta=None) -> bytes``: the
+    JSON-RPC response line (compact JSON and one ``\\n``) answering ``request_id`` with
+    ``result(structured, content, meta=meta)``, written in one native pass: the payload is
+    validated, serialized once as ``structuredContent``, and those bytes escaped once more into
+    the text mirror. A native callable bound to this tool (no Python frame on the hot path)."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        input_schema: Mapping[str, Any] | None = None,
+        output_schema: Mapping[str, Any] | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: Mapping[str, Any] | None = None,
+        icons: list[Mapping[str, Any]] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        on_invalid: str = "raise",
+        protocol_version: str = LATEST_PROTOCOL_VERSION,
+    ) -> None:
+        version = check_version(protocol_version)
+        if not isinstance(name, str):
+            raise TypeError(f"name: expected str, got {type(name).__name__}")
+        if not name:
+            raise ValueError("name: must not be empty")
+        if on_invalid not in _ON_INVALID:
+            raise ValueError(f"on_invalid: {on_invalid!r} is not one of {', '.join(_ON_INVALID)}")
+        if input_schema is None:
+            input_schema = {"type": "object", "additionalProperties": False}
+        inp = _check_schema_shape("input_schema", input_schema, version, True)
+        out = None if output_schema is None else _check_schema_shape("output_schema", output_schema, version, version != "2026-07-28")
+
+        d: dict[str, Any] = {"name": name}
+        for field, value in (("title", title), ("description", description)):
+            if value is not None:
+                if not isinstance(value, str):
+                    raise TypeError(f"{field}: expected str, got {type(value).__name__}")
+                d[field] = value
+        d["inputSchema"] = inp
+        if out is not None:
+            d["outputSchema"] = out
+        if annotations is not None:
+            if not isinstance(annotations, Mapping):
+                raise TypeError(f"annotations: expected a dict, got {type(annotations).__name__}")
+            for k, v in annotations.items():
+                if k not in _TOOL_ANNOTATIONS:
+                    raise ValueError(f"annotations: unknown field {k!r} (allowed: {', '.join(_TOOL_ANNOTATIONS)})")
+                if type(v) is not _TOOL_ANNOTATIONS[k]:
+                    raise TypeError(f"annotations.{k}: expected {_TOOL_ANNOTATIONS[k].__name__}, got {type(v).__name__}")
+            d["annotations"] = dict(annotations)
+        if icons is not None:
+            d["icons"] = check_icons("icons", icons, version)
+        if meta is not None:
+            if not isinstance(meta, Mapping) or not all(isinstance(k, str) for k in meta):
+                raise TypeError("meta: expected a dict with str keys")
+            d["_meta"] = dict(meta)
+
+        self.name = name
+        self.protocol_version = version
+        self.definition = d
+        self.on_invalid = on_invalid
+        self._input = _compile("input_schema", inp)
+        self._output = None if out is None else _compile("output_schema", out)
+        self._object_only = version != "2026-07-28"
+        self._complete = version == "2026-07-28"
+        self._checker: Any = None  # compiled on first check_result (clients only)
+        flags = (1 if self._complete else 0) | (2 if self._object_only else 0)
+        check = None if self._output is None else self._output.is_valid
+        self.encode_response = partial(_core.encode_tool_response, check, flags, self._encode_invalid)
+
+    @classmethod
+    def from_definition(cls, definition: Mapping[str, Any], *, on_invalid: str = "raise", protocol_version: str = LATEST_PROTOCOL_VERSION) -> Tool:
+        """A tool from its ``Tool`` definition dict, e.g. as a client receives it from
+        ``tools/list`` (to check arguments before calling and results after). Fields this
+        package does not model (such as 2025-11-25's ``execution``) are left out of
+        ``definition``; the others are checked as by the constructor."""
+        if not isinstance(definition, Mapping):
+            raise TypeError(f"definition: expected a dict, got {type(definition).__name__}")
+        if "name" not in definition or "inputSchema" not in definition:
+            raise ValueError("definition: 'name' and 'inputSchema' are required")
+        return cls(
+            definition["name"], input_schema=definition["inputSchema"], output_schema=definition.get("outputSchema"),
+            title=definition.get("title"), description=definition.get("description"),
+            annotations=definition.get("annotations"), icons=definition.get("icons"), meta=definition.get("_meta"),
+            on_invalid=on_invalid, protocol_version=protocol_version,
+        )
+
+    def __repr__(self) -> str:
+        return f"Tool({self.name!r}, protocol_version={self.protocol_version!r})"
+
+    # -- server side: arguments ---------------------------------------------------------------
+
+    def check_arguments(self, arguments: Any) -> dict[str, Any] | None:
+        """Validate ``tools/call`` arguments (``None`` counts as ``{}``).
+
+        Returns ``None`` when they are valid. Otherwise returns the body of the JSON-RPC response
+        to send, without ``jsonrpc``/``id``: merge it as ``{"jsonrpc": "2.0", "id": id, **body}``.
+
+        - 2025-11-25 and later, arguments violating the input schema: ``{"result": CallToolResult}``
+          with ``isError: true`` and one text block listing each violation with its JSON Pointer
+          (a tool execution error, which the model can read and correct).
+        - 2025-06-18, or arguments that are not an object at all (a malformed request in every
+          version): ``{"error": {"code": -32602, "message": ..., "data": {"errors": [...]}}}``,
+          each error as ``{"path": pointer, "message": text}``.
+        """
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            return {"error": {"code": INVALID_PARAMS, "message": f"Invalid params: arguments of tool {self.name!r} must be an object, got {type(arguments).__name__}"}}
+        if self._input.is_valid(arguments):
+            return None
+        errors = list(self._input.iter_errors(arguments))
+        if self.protocol_version == "2025-06-18":
+            data = [{"path": _pointer(e.instance_path), "message": e.message} for e in errors]
+            return {"error": {"code": INVALID_PARAMS, "message": f"Invalid params for tool {self.name!r}", "data": {"errors": data}}}
+        return {"result": self._error_result(_error_text(self.name, errors, "Invalid arguments"))}
+
+    # -- server side: results -----------------------------------------------------------------
+
+    def _error_result(self, message: str) -> dict[str, Any]:
+        r: dict[str, Any] = {"content": [{"type": "text", "text": message}], "isError": True}
+        if self._complete:
+            r["resultType"] = "complete"
+        return r
+
+    def _check_structured(self, structured: Any) -> None:
+        if self._object_only and not isinstance(structured, dict):
+            raise TypeError(f"structured: protocol versions before 2026-07-28 require an object (dict), got {type(structured).__name__}")
+
+    def _check_content(self, content: Any) -> list[Any]:
+        if not isinstance(content, list):
+            raise TypeError(f"content: expected a list of content blocks, got {type(content).__name__}")
+        for i, block in enumerate(content):
+            check_block(f"content[{i}]", block)
+        return content
+
+    def _invalid(self, structured: Any) -> dict[str, Any]:
+        """The output schema rejected ``structured``: raise, or the isError result to send."""
+        assert self._output is not None
+        errors = list(self._output.iter_errors(structured))
+        if self.on_invalid == "raise":
+            first = errors[0]
+            raise ValidationError(
+                f"result of tool {self.name!r} violates its output schema: {first.message}",
+                first.instance_path, first.schema_path, first.keyword, first.instance, errors,
+            )
+        return self._error_result(_error_text(self.name, errors, "Invalid result"))
+
+    def result(
+        self,
+        structured: Any = _MISSING,
+        content: list[Mapping[str, Any]] | None = None,
+        *,
+        is_error: bool = False,
+        meta: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """A ``CallToolResult`` dict.
+
+        ``structured`` (any JSON value in 2026-07-28, an object before) is validated against the
+        output schema, unless ``is_error``. A tool with an output schema must give it on success.
+        Unless ``content`` already has a text block, a ``TextContent`` block holding the compact
+        JSON of ``structured`` is added first (for clients that predate structured content).
+        """
+        if not isinstance(is_error, bool):
+            raise TypeError(f"is_error: expected bool, got {type(is_error).__name__}")
+        blocks = [] if content is None else list(self._check_content(content))
+        r: dict[str, Any] = {}
+        if structured is not _MISSING:
+            self._check_structured(structured)
+            if not is_error and self._output is not None and not self._output.is_valid(structured):
+                return self._invalid(structured)
+            r["structuredContent"] = structured
+            if not any(b.get("type") == "text" for b in blocks):
+                blocks.insert(0, {"type": "text", "text": _dumps(structured).decode()})
+        elif self._output is not None and not is_error:
+            raise ValueError(f"structured: tool {self.name!r} declares an output schema, so a successful result must carry structured content")
+        r["content"] = blocks
+        if is_error:
+            r["isError"] = True
+        if meta is not None:
+            if not isinstance(meta, Mapping):
+                raise TypeError(f"meta: expected a dict, got {type(meta).__name__}")
+            r["_meta"] = dict(meta)
+        if self._complete:
+            r["resultType"] = "complete"
+        return r
+
+    def _encode_invalid(self, request_id: str | int, structured: Any, content: Any, meta: Any) -> bytes:
+        """encode_response for a payload the output schema rejects: raise, or the isError line."""
+        return _dumps({"jsonrpc": "2.0", "id": request_id, "result": self._invalid(structured)}) + b"\n"
+
+    # -- client side --------------------------------------------------------------------------
+
+    def _compile_checker(self, output_schema: dict[str, Any] | None) -> Any:
+        """One validator for a received result: the CallToolResult envelope, and unless
+        ``isError`` is true, ``structuredContent`` against the output schema. It takes either the
+        result itself or a JSON-RPC response carrying it, so raw response bytes are checked in one
+        native pass without building Python objects."""
+        props: dict[str, Any] = {
+            "content": {"type": "array", "items": {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}}},
+            "isError": {"type": "boolean"},
+        }
+        required = ["content"]
+        if self._object_only:
+            props["structuredContent"] = {"type": "object"}
+        else:
+            props["resultType"] = {"type": "string"}
+            required.append("resultType")
+        result: dict[str, Any] = {"type": "object", "required": required, "properties": props}
+        registry = None
+        if output_schema is not None:
+            uri = output_schema.get("$id") if isinstance(output_schema.get("$id"), str) else _OUTPUT_URI
+            registry = {uri: output_schema}
+            result["if"] = {"required": ["isError"], "properties": {"isError": {"const": True}}}
+            result["else"] = {"required": ["structuredContent"], "properties": {"structuredContent": {"$ref": uri}}}
+        schema = {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$defs": {"result": result},
+            "if": {"type": "object", "required": ["jsonrpc"]},
+            "then": {"required": ["result"], "properties": {"result": {"$ref": "#/$defs/result"}}},
+            "else": {"$ref": "#/$defs/result"},
+        }
+        return _compile("output_schema", schema, registry=registry)
+
+    def check_result(self, result: Mapping[str, Any] | bytes | bytearray | memoryview | str) -> None:
+        """Validate a received ``CallToolResult`` against this tool (client side).
+
+        ``result`` is the result dict, or raw JSON bytes/str of the result or of the whole JSON-RPC
+        response line (validated natively from the bytes). Results with ``isError: true`` are not
+        checked against the output schema. Raises :class:`ValidationError` whose ``instance_path``
+        is relative to what was given (e.g. ``("result", "structuredContent", "temperature")``).
+        """
+        if self._checker is None:
+            self._checker = self._compile_checker(self.definition.get("outputSchema"))
+        if isinstance(result, str):
+            result = result.encode()
+        if isinstance(result, (bytes, bytearray, memoryview)):
+            if not self._checker.is_valid_json(result):
+                self._checker.validate_json(result)
+            return
+        if not isinstance(result, Mapping):
+            raise TypeError(f"result: expected a dict or JSON bytes, got {type(result).__name__}")
+        if not self._checker.is_valid(result):
+            self._checker.validate(result)

@@ -1,0 +1,178 @@
+"""Content block builders: conformance to each protocol version's schema, and bad inputs."""
+
+from __future__ import annotations
+
+import base64
+import json
+from datetime import datetime, timedelta, timezone
+from functools import lru_cache
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+import mcp_native
+from mcp_native import content as c
+
+VERSIONS = ("2025-06-18", "2025-11-25", "2026-07-28")
+
+
+@lru_cache(maxsize=None)
+def _document(shared: Path, version: str) -> dict:
+    return json.loads((shared / "mcp-schema" / version / "schema.json").read_text())
+
+
+@lru_cache(maxsize=None)
+def spec_checkers(shared: Path, version: str, definition: str) -> tuple:
+    """Validators of `definition` of the MCP schema `version`: python-jsonschema (the reference)
+    and mcp_native.Validator, each on a `$ref` into the whole schema document."""
+    doc = _document(shared, version)
+    defs = "definitions" if version == "2025-06-18" else "$defs"
+    schema = {**doc, "$ref": f"#/{defs}/{definition}"}
+    cls = jsonschema.Draft7Validator if version == "2025-06-18" else jsonschema.Draft202012Validator
+    return cls(schema), mcp_native.Validator(schema)
+
+
+def assert_conforms(shared: Path, version: str, definition: str, instance: object) -> None:
+    reference, ours = spec_checkers(shared, version, definition)
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in reference.iter_errors(instance)]
+    assert not errors, f"{definition} {version}: {errors}"
+    assert ours.is_valid(instance), f"{definition} {version}: mcp_native.Validator rejects {instance!r}"
+    assert ours.is_valid_json(json.dumps(instance).encode())
+
+
+def assert_rejected(shared: Path, version: str, definition: str, instance: object) -> None:
+    """The checkers can fail: a broken instance is rejected by both."""
+    reference, ours = spec_checkers(shared, version, definition)
+    assert not reference.is_valid(instance)
+    assert not ours.is_valid(instance)
+
+
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))
+ANN = {"audience": ["user", "assistant"], "priority": 0.5, "lastModified": "2025-01-12T15:00:58Z"}
+
+
+def all_blocks(version: str) -> list[dict]:
+    blocks = [
+        c.text("hello \"world\"\n\u00e9\U0001f600"),
+        c.text("", annotations=ANN, meta={"k": [1, 2]}),
+        c.image(PNG, "image/png"),
+        c.image(base64.b64encode(PNG).decode(), "image/png", annotations={"priority": 1}),
+        c.audio(b"RIFF....WAVE", "audio/wav", meta={}),
+        c.resource_link("file:///project/src/main.rs", "main.rs"),
+        c.resource_link(
+            "https://example.com/a.txt", "a.txt", title="A", description="the a", mime_type="text/plain",
+            size=0, annotations={"audience": []}, meta={"x": None}, protocol_version=version,
+        ),
+        c.embedded_resource("file:///x.txt", text="x", mime_type="text/plain", resource_meta={"r": 1}),
+        c.embedded_resource("file:///x.bin", blob=b"\x00\xff", annotations=ANN, meta={"m": True}),
+        c.embedded_resource("file:///x.bin", blob="AP8="),
+    ]
+    if version >= "2025-11-25":
+        icon = c.icon("data:image/png;base64,AAAA", mime_type="image/png", sizes=["48x48", "any"], theme="dark", protocol_version=version)
+        blocks.append(c.resource_link("https://example.com/b", "b", icons=[icon, {"src": "https://example.com/i.svg"}], protocol_version=version))
+    return blocks
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_blocks_conform(shared, version):
+    for block in all_blocks(version):
+        assert_conforms(shared, version, "ContentBlock", block)
+        # The block also matches the specific definition for its type.
+        name = {"text": "TextContent", "image": "ImageContent", "audio": "AudioContent",
+                "resource_link": "ResourceLink", "resource": "EmbeddedResource"}[block["type"]]
+        assert_conforms(shared, version, name, block)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_checkers_reject(shared, version):
+    assert_rejected(shared, version, "ContentBlock", {"type": "image", "data": "AAAA"})
+    assert_rejected(shared, version, "ContentBlock", {"type": "text", "text": "x", "annotations": {"priority": 2}})
+
+
+def test_exact_shapes():
+    assert c.text("hi") == {"type": "text", "text": "hi"}
+    assert c.image(b"\x00\x01\x02", "image/png") == {"type": "image", "data": "AAEC", "mimeType": "image/png"}
+    assert c.audio("AAEC", "audio/wav") == {"type": "audio", "data": "AAEC", "mimeType": "audio/wav"}
+    assert c.image(PNG, "image/png")["data"] == base64.b64encode(PNG).decode()
+    assert c.embedded_resource("file:///a", blob=b"hi") == {"type": "resource", "resource": {"uri": "file:///a", "blob": "aGk="}}
+    assert c.embedded_resource("file:///a", text="hi", mime_type="text/plain") == {
+        "type": "resource", "resource": {"uri": "file:///a", "text": "hi", "mimeType": "text/plain"}}
+    assert c.resource_link("file:///a", "a", size=3) == {"type": "resource_link", "uri": "file:///a", "name": "a", "size": 3}
+    assert c.text("t", annotations={"priority": 0}, meta={"a": 1}) == {
+        "type": "text", "text": "t", "annotations": {"priority": 0}, "_meta": {"a": 1}}
+    assert c.image(bytearray(b"ab"), "image/gif")["data"] == "YWI="
+    assert c.image(memoryview(b"ab"), "image/gif")["data"] == "YWI="
+
+
+def test_annotations_builder():
+    when = datetime(2025, 1, 12, 15, 0, 58, tzinfo=timezone.utc)
+    assert c.annotations(audience=("user",), priority=1, last_modified=when) == {
+        "audience": ["user"], "priority": 1, "lastModified": "2025-01-12T15:00:58+00:00"}
+    assert c.annotations() == {}
+    assert c.annotations(last_modified=datetime(2025, 1, 1, tzinfo=timezone(timedelta(hours=2))))["lastModified"] == "2025-01-01T00:00:00+02:00"
+
+
+def _raises(exc, field, fn, *args, **kw):
+    with pytest.raises(exc) as info:
+        fn(*args, **kw)
+    assert field in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("exc", "field", "fn", "args", "kw"),
+    [
+        (TypeError, "text", c.text, (b"bytes",), {}),
+        (TypeError, "text", c.text, (None,), {}),
+        (TypeError, "data", c.image, (123, "image/png"), {}),
+        (ValueError, "data", c.image, ("not base64!", "image/png"), {}),
+        (ValueError, "data", c.image, ("AAE", "image/png"), {}),  # bad padding
+        (ValueError, "data", c.audio, ("AA\nAA", "audio/wav"), {}),
+        (ValueError, "mimeType", c.image, (b"x", "png"), {}),
+        (ValueError, "mimeType", c.image, (b"x", ""), {}),
+        (TypeError, "mimeType", c.audio, (b"x", None), {}),
+        (ValueError, "annotations.priority", c.text, ("t",), {"annotations": {"priority": 1.5}}),
+        (ValueError, "annotations.priority", c.text, ("t",), {"annotations": {"priority": -0.1}}),
+        (ValueError, "annotations.priority", c.text, ("t",), {"annotations": {"priority": float("nan")}}),
+        (TypeError, "annotations.priority", c.text, ("t",), {"annotations": {"priority": True}}),
+        (TypeError, "annotations.priority", c.text, ("t",), {"annotations": {"priority": "1"}}),
+        (ValueError, "annotations.audience[1]", c.text, ("t",), {"annotations": {"audience": ["user", "system"]}}),
+        (TypeError, "annotations.audience", c.text, ("t",), {"annotations": {"audience": "user"}}),
+        (ValueError, "annotations.lastModified", c.text, ("t",), {"annotations": {"lastModified": "yesterday"}}),
+        (TypeError, "annotations.lastModified", c.text, ("t",), {"annotations": {"lastModified": 1700000000}}),
+        (ValueError, "annotations", c.text, ("t",), {"annotations": {"priorty": 1}}),
+        (TypeError, "annotations", c.text, ("t",), {"annotations": ["user"]}),
+        (TypeError, "_meta", c.text, ("t",), {"meta": [1]}),
+        (TypeError, "_meta", c.text, ("t",), {"meta": {1: "x"}}),
+        (ValueError, "uri", c.resource_link, ("not a uri", "n"), {}),
+        (ValueError, "uri", c.resource_link, ("relative/path", "n"), {}),
+        (TypeError, "name", c.resource_link, ("file:///a", None), {}),
+        (TypeError, "size", c.resource_link, ("file:///a", "a"), {"size": 1.5}),
+        (TypeError, "size", c.resource_link, ("file:///a", "a"), {"size": True}),
+        (ValueError, "size", c.resource_link, ("file:///a", "a"), {"size": -1}),
+        (TypeError, "title", c.resource_link, ("file:///a", "a"), {"title": 1}),
+        (TypeError, "description", c.resource_link, ("file:///a", "a"), {"description": 1}),
+        (ValueError, "icons", c.resource_link, ("file:///a", "a"), {"icons": [], "protocol_version": "2025-06-18"}),
+        (ValueError, "icons[0].src", c.resource_link, ("file:///a", "a"), {"icons": [{"mimeType": "image/png"}]}),
+        (ValueError, "icons[0].src", c.resource_link, ("file:///a", "a"), {"icons": [{"src": "no scheme"}]}),
+        (ValueError, "icons[0].theme", c.resource_link, ("file:///a", "a"), {"icons": [{"src": "https://x/i", "theme": "blue"}]}),
+        (TypeError, "icons[0].sizes", c.resource_link, ("file:///a", "a"), {"icons": [{"src": "https://x/i", "sizes": "48x48"}]}),
+        (ValueError, "icons[0]", c.resource_link, ("file:///a", "a"), {"icons": [{"src": "https://x/i", "mime_type": "image/png"}]}),
+        (TypeError, "icons", c.resource_link, ("file:///a", "a"), {"icons": {"src": "https://x/i"}}),
+        (ValueError, "protocol_version", c.resource_link, ("file:///a", "a"), {"protocol_version": "2024-11-05"}),
+        (ValueError, "icons", c.icon, ("https://x/i",), {"protocol_version": "2025-06-18"}),
+        (ValueError, "text or blob", c.embedded_resource, ("file:///a",), {}),
+        (ValueError, "text or blob", c.embedded_resource, ("file:///a",), {"text": "t", "blob": b"b"}),
+        (ValueError, "resource.uri", c.embedded_resource, ("a b",), {"text": "t"}),
+        (ValueError, "resource.blob", c.embedded_resource, ("file:///a",), {"blob": "%%%"}),
+        (TypeError, "resource.text", c.embedded_resource, ("file:///a",), {"text": 5}),
+        (ValueError, "resource.mimeType", c.embedded_resource, ("file:///a",), {"text": "t", "mime_type": "text"}),
+        (TypeError, "resource._meta", c.embedded_resource, ("file:///a",), {"text": "t", "resource_meta": "m"}),
+    ],
+)
+def test_bad_inputs_name_the_field(exc, field, fn, args, kw):
+    _raises(exc, field, fn, *args, **kw)
+
+
+def test_naive_datetime_rejected():
+    _raises(ValueError, "timezone", c.annotations, last_modified=datetime(2025, 1, 1))

@@ -1,0 +1,142 @@
+"""Every line mcp_native.jsonrpc writes conforms to the JSON-RPC definitions of the official MCP
+schema of its protocol version, checked with python-jsonschema as the reference validator."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from mcp_native import jsonrpc
+from mcp_native.jsonrpc import Decoder, Invalid
+
+from test_jsonrpc import INVALID_REQUESTS, PARSE_ERRORS
+
+VERSIONS = jsonrpc.SUPPORTED_PROTOCOL_VERSIONS
+# The error response definition was renamed after 2025-06-18.
+ERROR_DEF = {"2025-06-18": "JSONRPCError", "2025-11-25": "JSONRPCErrorResponse", "2026-07-28": "JSONRPCErrorResponse"}
+RESPONSE_DEF = {"2025-06-18": "JSONRPCResponse", "2025-11-25": "JSONRPCResultResponse", "2026-07-28": "JSONRPCResultResponse"}
+
+
+@cache
+def validator(shared: Path, version: str, definition: str) -> jsonschema.protocols.Validator:
+    root = json.loads((shared / "mcp-schema" / version / "schema.json").read_text())
+    defs = "definitions" if "definitions" in root else "$defs"
+    assert definition in root[defs], (version, definition)
+    schema = dict(root, **{"$ref": f"#/{defs}/{definition}"})
+    cls = jsonschema.validators.validator_for(root)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def errors(shared: Path, version: str, definition: str, line: bytes) -> list[str]:
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    instance = json.loads(line)
+    v = validator(shared, version, definition)
+    found = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in v.iter_errors(instance)]
+    if not found:  # also a valid JSONRPCMessage, the union a transport reads
+        found = [e.message for e in validator(shared, version, "JSONRPCMessage").iter_errors(instance)]
+    return found
+
+
+def result_for(version: str) -> dict:
+    # 2026-07-28 requires resultType on every result.
+    base: dict = {"content": [{"type": "text", "text": "hi"}], "isError": False}
+    return {**base, "resultType": "complete"} if version == "2026-07-28" else base
+
+
+ENCODED_IDS = [0, -1, 2**53, 2**63 - 1, 2**70, "", "req-1", "é\n\"\\"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("id", ENCODED_IDS)
+def test_encoded_lines_conform(shared, version, id):
+    params = {"name": "add", "arguments": {"a": 1, "b": [1.5, None, "x\u2028"]}, "_meta": {"progressToken": 5}}
+    assert errors(shared, version, "JSONRPCRequest", jsonrpc.encode_request(id, "tools/call", params)) == []
+    assert errors(shared, version, "JSONRPCRequest", jsonrpc.encode_request(id, "ping")) == []
+    assert errors(shared, version, "JSONRPCNotification", jsonrpc.encode_notification("notifications/initialized")) == []
+    assert errors(shared, version, "JSONRPCNotification", jsonrpc.encode_notification("n", {"a": {}})) == []
+    assert errors(shared, version, RESPONSE_DEF[version], jsonrpc.encode_response(id, result_for(version))) == []
+    for code in (jsonrpc.PARSE_ERROR, jsonrpc.INVALID_REQUEST, jsonrpc.METHOD_NOT_FOUND, jsonrpc.INVALID_PARAMS, jsonrpc.INTERNAL_ERROR):
+        line = jsonrpc.encode_error(id, code, "went wrong", data={"detail": [1, 2]})
+        assert errors(shared, version, ERROR_DEF[version], line) == []
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_schema_check_can_fail(shared, version):
+    bad = b'{"jsonrpc":"2.0","id":true,"method":"m"}\n'
+    assert errors(shared, version, "JSONRPCRequest", bad)
+
+
+def invalid_items(version: str) -> list[Invalid]:
+    lines = PARSE_ERRORS + [line for line, _ in INVALID_REQUESTS] + [b'{"jsonrpc":"2.0","method":"m","x":"' + b"a" * 200 + b'"}']
+    d = Decoder(max_message_bytes=200, protocol_version=version)
+    items = d.feed(b"\n".join(lines) + b"\n") + d.close()
+    assert len(items) == len(lines) and all(isinstance(i, Invalid) for i in items)
+    return items
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
+def test_invalid_error_responses_conform(shared, version):
+    for item in invalid_items(version):
+        assert errors(shared, version, ERROR_DEF[version], item.response) == [], item
+    # Unknown ids are left out, as these schemas want (id optional, never null).
+    assert jsonrpc.encode_error(None, jsonrpc.PARSE_ERROR, "Parse error").find(b'"id"') == -1
+    assert errors(shared, version, ERROR_DEF[version], jsonrpc.encode_error(None, -32700, "Parse error")) == []
+
+
+def test_invalid_error_responses_2025_06_18(shared):
+    """2025-06-18's schema requires a string or integer id on every error response, which a
+    response to an unreadable message cannot have; the decoder then writes ``"id": null`` as
+    JSON-RPC 2.0 prescribes. Everything else of those responses conforms."""
+    version = "2025-06-18"
+    for item in invalid_items(version):
+        found = errors(shared, version, ERROR_DEF[version], item.response)
+        if item.id is None:
+            assert json.loads(item.response)["id"] is None
+            assert found == ["id: None is not of type 'string', 'integer'"], item
+        else:
+            assert found == [], item
+
+
+# Each error definition of the schemas whose code is a constant, and our name for it.
+ERROR_CONSTANTS = {
+    "ParseError": "PARSE_ERROR",
+    "InvalidRequestError": "INVALID_REQUEST",
+    "MethodNotFoundError": "METHOD_NOT_FOUND",
+    "InvalidParamsError": "INVALID_PARAMS",
+    "InternalError": "INTERNAL_ERROR",
+    "URLElicitationRequiredError": "URL_ELICITATION_REQUIRED",
+    "HeaderMismatchError": "HEADER_MISMATCH",
+    "MissingRequiredClientCapabilityError": "MISSING_REQUIRED_CLIENT_CAPABILITY",
+    "UnsupportedProtocolVersionError": "UNSUPPORTED_PROTOCOL_VERSION",
+}
+
+
+def schema_error_codes(node: object, found: set[int]) -> set[int]:
+    """Every `"code": {"const": N}` in a schema fragment."""
+    if isinstance(node, dict):
+        code = node.get("properties", {}).get("code") if isinstance(node.get("properties"), dict) else None
+        if isinstance(code, dict) and isinstance(code.get("const"), int):
+            found.add(code["const"])
+        for v in node.values():
+            schema_error_codes(v, found)
+    elif isinstance(node, list):
+        for v in node:
+            schema_error_codes(v, found)
+    return found
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_error_code_constants_match_the_schema(shared, version):
+    root = json.loads((shared / "mcp-schema" / version / "schema.json").read_text())
+    defs = root.get("definitions") or root["$defs"]
+    named = {name: schema_error_codes(defs[name], set()) for name in ERROR_CONSTANTS if name in defs}
+    for name, codes in named.items():
+        assert codes == {getattr(jsonrpc, ERROR_CONSTANTS[name])}, (version, name, codes)
+    # Every constant code anywhere in the schema has a name here.
+    ours = {getattr(jsonrpc, c) for c in ERROR_CONSTANTS.values()}
+    assert schema_error_codes(defs, set()) <= ours

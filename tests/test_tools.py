@@ -1,0 +1,402 @@
+"""Tool definitions, argument checks, results, one-pass responses and client-side result checks,
+each checked against the protocol version's schema with python-jsonschema and mcp_native.Validator."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_content import VERSIONS, assert_conforms
+
+import mcp_native
+from mcp_native import Tool, ValidationError
+from mcp_native import content as c
+
+# The example of the tools page of the specification.
+WEATHER_INPUT = {
+    "type": "object",
+    "properties": {"location": {"type": "string", "description": "City name or zip code"}},
+    "required": ["location"],
+}
+WEATHER_OUTPUT = {
+    "type": "object",
+    "properties": {
+        "temperature": {"type": "number", "description": "Temperature in celsius"},
+        "conditions": {"type": "string", "description": "Weather conditions description"},
+        "humidity": {"type": "number", "description": "Humidity percentage"},
+    },
+    "required": ["temperature", "conditions", "humidity"],
+}
+WEATHER = {"temperature": 22.5, "conditions": "Partly cloudy", "humidity": 65}
+
+
+def weather(version: str, **kw) -> Tool:
+    return Tool(
+        "get_weather_data", title="Weather Data Retriever", description="Get current weather data for a location",
+        input_schema=WEATHER_INPUT, output_schema=WEATHER_OUTPUT, protocol_version=version, **kw,
+    )
+
+
+def response_def(version: str) -> str:
+    return "JSONRPCResponse" if version == "2025-06-18" else "JSONRPCResultResponse"
+
+
+def error_def(version: str) -> str:
+    return "JSONRPCError" if version == "2025-06-18" else "JSONRPCErrorResponse"
+
+
+def assert_result_conforms(shared, version, result, request_id=7):
+    assert_conforms(shared, version, "CallToolResult", result)
+    assert_conforms(shared, version, response_def(version), {"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+# -- definitions ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_definition_conforms(shared, version):
+    t = weather(version, annotations={"readOnlyHint": True, "title": "Weather"}, meta={"x": 1})
+    assert t.definition == {
+        "name": "get_weather_data", "title": "Weather Data Retriever",
+        "description": "Get current weather data for a location", "inputSchema": WEATHER_INPUT,
+        "outputSchema": WEATHER_OUTPUT, "annotations": {"readOnlyHint": True, "title": "Weather"}, "_meta": {"x": 1},
+    }
+    assert_conforms(shared, version, "Tool", t.definition)
+    bare = Tool("ping", protocol_version=version).definition
+    assert bare == {"name": "ping", "inputSchema": {"type": "object", "additionalProperties": False}}
+    assert_conforms(shared, version, "Tool", bare)
+    if version >= "2025-11-25":
+        with_icons = Tool("p", icons=[{"src": "https://example.com/i.png", "sizes": ["48x48"]}], protocol_version=version)
+        assert_conforms(shared, version, "Tool", with_icons.definition)
+
+
+def test_output_schema_any_in_2026(shared):
+    t = Tool("nums", output_schema={"type": "array", "items": {"type": "number"}})
+    assert_conforms(shared, "2026-07-28", "Tool", t.definition)
+    r = t.result([1, 2.5])
+    assert r == {"structuredContent": [1, 2.5], "content": [{"type": "text", "text": "[1,2.5]"}], "resultType": "complete"}
+    assert_result_conforms(shared, "2026-07-28", r)
+    for s in ("hello", None, 3, True):
+        anything = Tool("any", output_schema={})
+        assert_result_conforms(shared, "2026-07-28", anything.result(s))
+    for version in ("2025-06-18", "2025-11-25"):
+        with pytest.raises(ValueError, match="output_schema.*object"):
+            Tool("nums", output_schema={"type": "array"}, protocol_version=version)
+
+
+@pytest.mark.parametrize(
+    ("exc", "field", "kw"),
+    [
+        (TypeError, "name", {"name": 5}),
+        (ValueError, "name", {"name": ""}),
+        (ValueError, "protocol_version", {"protocol_version": "2024-11-05"}),
+        (ValueError, "on_invalid", {"on_invalid": "ignore"}),
+        (TypeError, "input_schema", {"input_schema": True}),
+        (ValueError, "input_schema", {"input_schema": {"type": "array"}}),
+        (ValueError, "input_schema", {"input_schema": {"properties": {}}}),
+        (TypeError, "output_schema", {"output_schema": True}),
+        (TypeError, "output_schema", {"output_schema": ["type", "object"]}),
+        (TypeError, "input_schema.properties.a", {"input_schema": {"type": "object", "properties": {"a": True}}, "protocol_version": "2025-11-25"}),
+        (TypeError, "input_schema.properties", {"input_schema": {"type": "object", "properties": []}, "protocol_version": "2025-06-18"}),
+        (TypeError, "input_schema.required", {"input_schema": {"type": "object", "required": "a"}, "protocol_version": "2025-06-18"}),
+        (TypeError, "$schema", {"input_schema": {"type": "object", "$schema": 7}}),
+        (TypeError, "title", {"title": 1}),
+        (TypeError, "description", {"description": b"x"}),
+        (TypeError, "annotations", {"annotations": "ro"}),
+        (ValueError, "annotations", {"annotations": {"readOnly": True}}),
+        (TypeError, "annotations.readOnlyHint", {"annotations": {"readOnlyHint": 1}}),
+        (TypeError, "annotations.title", {"annotations": {"title": None}}),
+        (ValueError, "icons", {"icons": [], "protocol_version": "2025-06-18"}),
+        (ValueError, "icons[0].src", {"icons": [{"src": "nope"}]}),
+        (TypeError, "meta", {"meta": [1]}),
+        (mcp_native.SchemaError, "input_schema", {"input_schema": {"type": "object", "properties": {"a": {"type": "nonsense"}}}}),
+        (mcp_native.SchemaError, "output_schema", {"output_schema": {"type": "object", "minProperties": -1}}),
+    ],
+)
+def test_bad_definitions_name_the_field(exc, field, kw):
+    kw = {"name": "t", **kw}
+    with pytest.raises(exc) as info:
+        Tool(kw.pop("name"), **kw)
+    assert field in str(info.value), str(info.value)
+
+
+# -- arguments ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_check_arguments(shared, version):
+    t = weather(version)
+    assert t.check_arguments({"location": "Paris"}) is None
+    bad = t.check_arguments({"location": 75001, "unit": "C"})
+    if version == "2025-06-18":
+        assert bad["error"]["code"] == -32602
+        assert bad["error"]["data"]["errors"] == [{"path": "/location", "message": bad["error"]["data"]["errors"][0]["message"]}]
+        assert "string" in bad["error"]["data"]["errors"][0]["message"]
+        assert_conforms(shared, version, error_def(version), {"jsonrpc": "2.0", "id": 1, **bad})
+    else:
+        result = bad["result"]
+        assert result["isError"] is True
+        text = result["content"][0]["text"]
+        assert "get_weather_data" in text and "/location" in text and "string" in text
+        assert_result_conforms(shared, version, result)
+        assert ("resultType" in result) == (version == "2026-07-28")
+    missing = t.check_arguments({})
+    msg = json.dumps(missing)
+    assert "location" in msg and "(root)" in msg
+    # Not an object at all: a malformed request in every version.
+    for args in ([1], "x", 3):
+        err = t.check_arguments(args)
+        assert err["error"]["code"] == -32602 and "object" in err["error"]["message"]
+        assert_conforms(shared, version, error_def(version), {"jsonrpc": "2.0", "id": "a", **err})
+    # No arguments at all count as {}.
+    assert Tool("ping", protocol_version=version).check_arguments(None) is None
+    assert Tool("ping", protocol_version=version).check_arguments({"x": 1}) is not None
+
+
+def test_check_arguments_lists_every_error():
+    t = Tool("t", input_schema={"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["c"]}, protocol_version="2025-11-25")
+    text = t.check_arguments({"a": "1", "b": 2})["result"]["content"][0]["text"]
+    assert "/a" in text and "/b" in text and "'c'" in text and text.count("\n- at ") == 3
+
+
+# -- results --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_result_shapes(shared, version):
+    t = weather(version)
+    r = t.result(WEATHER)
+    expected = {
+        "structuredContent": WEATHER,
+        "content": [{"type": "text", "text": '{"temperature":22.5,"conditions":"Partly cloudy","humidity":65}'}],
+    }
+    if version == "2026-07-28":
+        expected["resultType"] = "complete"
+    assert r == expected
+    assert_result_conforms(shared, version, r)
+    # A text block in content is kept as the mirror; other blocks get the mirror added first.
+    own = t.result(WEATHER, [c.text("22.5 C, partly cloudy")], meta={"m": 1})
+    assert own["content"] == [c.text("22.5 C, partly cloudy")] and own["_meta"] == {"m": 1}
+    img = c.image(b"\x00", "image/png")
+    mixed = t.result(WEATHER, [img])
+    assert mixed["content"][1] == img and json.loads(mixed["content"][0]["text"]) == WEATHER
+    for res in (own, mixed):
+        assert_result_conforms(shared, version, res)
+    # An error result is not checked against the output schema and needs no structured content.
+    err = t.result(content=[c.text("upstream timeout")], is_error=True)
+    assert err["isError"] is True and "structuredContent" not in err
+    assert_result_conforms(shared, version, err)
+    assert t.result({"partial": True}, is_error=True)["structuredContent"] == {"partial": True}
+    # A tool without an output schema may return only content.
+    assert Tool("echo", protocol_version=version).result(content=[c.text("hi")])["content"] == [c.text("hi")]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_result_violating_output_schema(shared, version):
+    t = weather(version)
+    bad = {"temperature": "warm", "conditions": "Partly cloudy"}
+    with pytest.raises(ValidationError) as info:
+        t.result(bad)
+    paths = {e.instance_path for e in info.value.errors}
+    assert ("temperature",) in paths and () in paths  # type error, and 'humidity' missing
+    with pytest.raises(ValidationError):
+        t.encode_response(1, bad)
+    lenient = weather(version, on_invalid="error_result")
+    r = lenient.result(bad)
+    assert r["isError"] is True and "structuredContent" not in r and "/temperature" in r["content"][0]["text"]
+    assert_result_conforms(shared, version, r)
+    line = lenient.encode_response(3, bad)
+    assert json.loads(line) == {"jsonrpc": "2.0", "id": 3, "result": r}
+
+
+@pytest.mark.parametrize("version", ("2025-06-18", "2025-11-25"))
+def test_structured_must_be_object_before_2026(version):
+    t = Tool("t", protocol_version=version)
+    for s in ([1], "x", None, 1.5):
+        with pytest.raises(TypeError, match="structured"):
+            t.result(s)
+        with pytest.raises(TypeError, match="structured"):
+            t.encode_response(1, s)
+
+
+def test_result_bad_arguments():
+    t = weather("2026-07-28")
+    with pytest.raises(ValueError, match="structured"):
+        t.result()
+    with pytest.raises(ValueError, match="structured"):
+        t.result(content=[c.text("x")])
+    with pytest.raises(TypeError, match="content"):
+        t.result(WEATHER, c.text("x"))
+    with pytest.raises(ValueError, match=r"content\[1\].type"):
+        t.result(WEATHER, [c.text("x"), {"type": "video"}])
+    with pytest.raises(TypeError, match=r"content\[0\]"):
+        t.result(WEATHER, ["x"])
+    with pytest.raises(TypeError, match="is_error"):
+        t.result(WEATHER, is_error=1)
+    with pytest.raises(TypeError, match="meta"):
+        t.result(WEATHER, meta=[1])
+    for rid in (1.5, None, True, b"1"):
+        with pytest.raises(TypeError, match="request_id"):
+            t.encode_response(rid, WEATHER)
+    with pytest.raises(ValueError, match=r"content\[0\].type"):
+        t.encode_response(1, WEATHER, content=[{"text": "x"}])
+    with pytest.raises(TypeError, match="meta"):
+        t.encode_response(1, WEATHER, meta="m")
+
+
+# -- one-pass responses ---------------------------------------------------------------------------
+
+
+def wrapped(request_id, result) -> bytes:
+    return mcp_native.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}) + b"\n"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_encode_response(shared, version):
+    t = weather(version)
+    line = t.encode_response(42, WEATHER)
+    assert line == wrapped(42, t.result(WEATHER))
+    assert line.endswith(b"}\n") and line.count(b"\n") == 1
+    assert_conforms(shared, version, response_def(version), json.loads(line))
+    meta = {"trace": "a\"b"}
+    for content in ([c.text("own")], [c.image(b"\x01", "image/png"), c.text("t")], [c.audio(b"\x02", "audio/wav")], []):
+        line = t.encode_response("req-1", WEATHER, content=content, meta=meta)
+        assert line == wrapped("req-1", t.result(WEATHER, content, meta=meta))
+        assert_conforms(shared, version, response_def(version), json.loads(line))
+
+
+def test_encode_response_escapes_the_mirror():
+    t = Tool("t")
+    s = {"s": 'quote " backslash \\ newline \n tab \t nul \x00 \u2028 é 😀', "n": [1e300, -0.0, 2**70, None, True]}
+    line = t.encode_response(2**62, s)
+    assert line == wrapped(2**62, t.result(s))
+    doc = json.loads(line)
+    assert json.loads(doc["result"]["content"][0]["text"]) == doc["result"]["structuredContent"] == s
+
+
+def test_encode_response_rejects_what_json_cannot_hold():
+    t = Tool("t")
+    with pytest.raises((TypeError, ValueError)):
+        t.encode_response(1, {"x": float("nan")})
+    with pytest.raises(TypeError):
+        t.encode_response(1, {"x": object()})
+    with pytest.raises(TypeError):
+        t.encode_response(1, {"x": 1}, content=[{"type": "text", "text": {1, 2}}])
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=20,
+)
+json_objects = st.dictionaries(st.text(max_size=8), json_values, max_size=5)
+blocks = st.lists(
+    st.sampled_from([c.text("t"), c.image(b"\x00\x01", "image/png"), c.resource_link("file:///a", "a"),
+                     c.embedded_resource("file:///b", text="b\n\"")]),
+    max_size=3,
+)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(request_id=st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.text(), structured=json_values,
+       content=st.none() | blocks, meta=st.none() | json_objects)
+def test_encode_response_equals_wrapped_result(request_id, structured, content, meta):
+    # Any JSON value for 2026-07-28; the empty schema accepts it, so the native validation runs too.
+    t = Tool("t", output_schema={})
+    line = t.encode_response(request_id, structured, content=content, meta=meta)
+    expected = {"jsonrpc": "2.0", "id": request_id, "result": t.result(structured, content, meta=meta)}
+    assert json.loads(line) == json.loads(json.dumps(expected))
+    assert line == wrapped(request_id, expected["result"])
+
+
+@settings(max_examples=100)
+@given(structured=json_objects)
+def test_encode_response_equals_wrapped_result_2025(structured):
+    t = Tool("t", output_schema={"type": "object"}, protocol_version="2025-11-25")
+    line = t.encode_response(5, structured)
+    assert line == wrapped(5, t.result(structured))
+
+
+# -- client side ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_check_result(version):
+    t = weather(version)
+    good = t.result(WEATHER)
+    t.check_result(good)
+    t.check_result(t.encode_response(9, WEATHER))
+    t.check_result(mcp_native.dumps(good))
+    t.check_result(mcp_native.dumps(good).decode())
+    bad = dict(good, structuredContent={"temperature": 1, "conditions": "x", "humidity": "65"})
+    with pytest.raises(ValidationError) as info:
+        t.check_result(bad)
+    assert info.value.instance_path == ("structuredContent", "humidity")
+    line = json.dumps({"jsonrpc": "2.0", "id": 9, "result": bad}).encode() + b"\n"
+    with pytest.raises(ValidationError) as info:
+        t.check_result(line)
+    assert info.value.instance_path == ("result", "structuredContent", "humidity")
+    # Error results are not held to the output schema.
+    t.check_result(dict(bad, isError=True))
+    t.check_result(json.dumps({"jsonrpc": "2.0", "id": 9, "result": dict(bad, isError=True)}).encode())
+    # A successful result must carry structured content; every result needs content.
+    no_structured = {k: v for k, v in good.items() if k != "structuredContent"}
+    with pytest.raises(ValidationError):
+        t.check_result(no_structured)
+    with pytest.raises(ValidationError) as info:
+        t.check_result({k: v for k, v in good.items() if k != "content"})
+    assert "content" in str(info.value)
+    with pytest.raises(ValidationError):
+        t.check_result(json.dumps({"jsonrpc": "2.0", "id": 9, "error": {"code": -32603, "message": "boom"}}))
+    if version == "2026-07-28":
+        with pytest.raises(ValidationError, match="resultType"):
+            t.check_result({k: v for k, v in good.items() if k != "resultType"})
+    else:
+        with pytest.raises(ValidationError):
+            t.check_result(dict(good, structuredContent=[1]))
+    with pytest.raises(TypeError, match="result"):
+        t.check_result(5)
+    with pytest.raises(ValueError):
+        t.check_result(b"{not json")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_from_definition_round_trip(version):
+    t = weather(version, annotations={"readOnlyHint": True})
+    received = json.loads(json.dumps(t.definition))
+    if version == "2025-11-25":
+        received["execution"] = {"taskSupport": "optional"}  # not modelled: left out
+    client = Tool.from_definition(received, protocol_version=version)
+    assert client.definition == t.definition
+    client.check_result(t.encode_response(1, WEATHER))
+    with pytest.raises(ValidationError):
+        client.check_result(dict(t.result(WEATHER), structuredContent={"temperature": 1}))
+    assert client.check_arguments({"location": "Oslo"}) is None
+    with pytest.raises(ValueError, match="inputSchema"):
+        Tool.from_definition({"name": "x"}, protocol_version=version)
+    with pytest.raises(TypeError, match="definition"):
+        Tool.from_definition([("name", "x")], protocol_version=version)
+    with pytest.raises(ValueError, match="output_schema"):
+        Tool.from_definition({"name": "x", "inputSchema": {"type": "object"}, "outputSchema": {"type": "string"}}, protocol_version="2025-06-18")
+
+
+@settings(max_examples=200)
+@given(structured=st.dictionaries(st.sampled_from(["temperature", "conditions", "humidity", "x"]), json_values, max_size=4),
+       is_error=st.booleans())
+def test_check_result_agrees_with_reference(structured, is_error):
+    """Client check of a result: dict and raw-bytes paths agree with python-jsonschema on the
+    structured content (error results are never held to the output schema)."""
+    import jsonschema
+
+    t = weather("2025-11-25")
+    result = {"content": [], "structuredContent": structured, **({"isError": True} if is_error else {})}
+    expected = is_error or jsonschema.Draft202012Validator(WEATHER_OUTPUT).is_valid(structured)
+    for given_ in (result, json.dumps({"jsonrpc": "2.0", "id": 1, "result": result}).encode()):
+        try:
+            t.check_result(given_)
+            ok = True
+        except ValidationError:
+            ok = False
+        assert ok == expected
