@@ -245,6 +245,27 @@ class Compiler {
       }
       node.leaf = leafy;
     }
+    // Typed arrays: only item count bounds and bare-typed `items` for every item.
+    for (auto& node : P.nodes) {
+      if (!node.leaf || node.simple) continue;
+      uint8_t item_types = 0;
+      uint64_t lo = 0, hi = UINT64_MAX;
+      for (uint32_t i = node.first; i < node.first + node.count; ++i) {
+        const Keyword& k = P.keywords[i];
+        if (k.op == Op::MinItems) lo = std::max(lo, k.count);
+        else if (k.op == Op::MaxItems) hi = std::min(hi, k.count);
+        else if (k.op == Op::RestItems && k.count == 0 && P.nodes[k.kids[0]].only_types && !item_types)
+          item_types = P.nodes[k.kids[0]].only_types;
+        else {
+          item_types = 0;
+          break;
+        }
+      }
+      if (!item_types) continue;
+      node.item_types = item_types;
+      node.min_items = lo;
+      node.max_items = hi;
+    }
     return nodes_.at(root);
   }
 

@@ -225,6 +225,7 @@ class Evaluator {
     if (!collecting()) {
       const Node& n = P.nodes[si];
       if (n.only_types) return is_type(n.only_types, false, V::kind(env_, v), v);
+      if (n.item_types) return typed_array(n, v);
       if (n.leaf) return simple(n, v);  // never nests deeper: no depth, steps or scope
       Depth d(c_, P.limits.max_instance_depth);
       return schema(si, v, nullptr);
@@ -262,6 +263,16 @@ class Evaluator {
 
   [[noreturn, gnu::noinline]] void limit(const char* what, uint64_t value) {
     throw LimitError(std::string(what) + std::to_string(value));
+  }
+
+  // A leaf that is a typed array (Node::item_types), in one pass.
+  bool typed_array(const Node& n, Value v) {
+    Kind k = V::kind(env_, v);
+    if (n.types && !is_type(n.types, false, k, v)) return false;
+    if (k != Kind::Array) return true;
+    size_t size = V::arr_size(v);
+    if (size < n.min_items || size > n.max_items) return false;
+    return V::arr_each(env_, v, [&](size_t, Value x) { return is_type(n.item_types, false, V::kind(env_, x), x); });
   }
 
   bool simple(const Node& n, Value v) {
