@@ -915,6 +915,14 @@ class Compiler {
           k.disc_key = P.nodes[kid].disc_key;
           break;
         }
+      if (k.disc_key < 0) continue;
+      for (uint32_t i = 0; i < k.kids.size(); ++i) {
+        const Node& c = P.nodes[k.kids[i]];
+        if (c.disc_key != k.disc_key) k.disc_rest.push_back(i);
+        else for (std::string_view s : c.disc_values) k.disc_table.emplace_back(s, i);
+      }
+      std::sort(k.disc_table.begin(), k.disc_table.end());
+      k.disc_table.erase(std::unique(k.disc_table.begin(), k.disc_table.end()), k.disc_table.end());
     }
   }
 

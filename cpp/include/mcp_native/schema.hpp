@@ -184,6 +184,10 @@ struct Keyword {
   std::string anchor;       ///< DynamicRef anchor name
   bool dynamic = false;     ///< DynamicRef/RecursiveRef: resolve through the dynamic scope
   int32_t disc_key = -1;    ///< AnyOf/OneOf: the discriminator property most branches pin
+  /// AnyOf/OneOf with disc_key: (pinned value, branch index) sorted, and the branches that do
+  /// not pin it (always candidates).
+  std::vector<std::pair<std::string_view, uint32_t>> disc_table;
+  std::vector<uint32_t> disc_rest;
 };
 
 /// One compiled subschema.

@@ -617,6 +617,10 @@ class Evaluator {
       case Op::AnyOf: {
         bool ok = false;
         Disc disc = discriminate(kw, k, v);
+        if (disc.is_string && !collecting() && !an) {
+          candidates(kw, disc.value, [&](uint32_t kid) { return !(ok = quiet(kid, v, nullptr)); });
+          return ok;
+        }
         for (uint32_t kid : kw.kids) {
           if (disc.rejects(P.nodes[kid])) continue;
           if (quiet(kid, v, an)) {
@@ -631,6 +635,10 @@ class Evaluator {
         std::vector<std::string> passing;
         size_t n = 0;
         Disc disc = discriminate(kw, k, v);
+        if (disc.is_string && !collecting() && !an) {
+          candidates(kw, disc.value, [&](uint32_t kid) { return (n += quiet(kid, v, nullptr)) <= 1; });
+          return n == 1;
+        }
         for (size_t i = 0; i < kw.kids.size(); ++i) {
           if (disc.rejects(P.nodes[kw.kids[i]])) continue;
           if (quiet(kw.kids[i], v, n == 0 ? an : nullptr)) {
@@ -719,6 +727,18 @@ class Evaluator {
       return true;
     }
   };
+  // For a verdict: calls f(kid) -> continue on the branches that a string discriminator value
+  // leaves (those that do not pin it, then those that pin it to this value), as a binary search.
+  template <class F>
+  void candidates(const Keyword& kw, std::string_view value, F&& f) {
+    for (uint32_t i : kw.disc_rest)
+      if (!f(kw.kids[i])) return;
+    auto it = std::lower_bound(kw.disc_table.begin(), kw.disc_table.end(), value,
+                               [](const auto& e, std::string_view s) { return e.first < s; });
+    for (; it != kw.disc_table.end() && it->first == value; ++it)
+      if (!f(kw.kids[it->second])) return;
+  }
+
   Disc discriminate(const Keyword& kw, Kind k, Value v) {
     Disc d;
     if (kw.disc_key < 0 || k != Kind::Object) return d;
