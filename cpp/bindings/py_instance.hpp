@@ -55,12 +55,12 @@ struct PyView {
   static bool boolean(PyObject* o) { return o == Py_True; }
   static Num num(const Env&, PyObject* o) {
     Num n;
+    if (Py_TYPE(o) == &PyLong_Type && small_int(o, n.i)) return n;  // k is I already
     if (PyFloat_Check(o)) {
       n.k = Num::F;
       n.d = PyFloat_AS_DOUBLE(o);
       return n;
     }
-    if (small_int(o, n.i)) return n;  // k is I already
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (!overflow) {
