@@ -53,6 +53,14 @@ auto guarded(F&& f) -> decltype(f()) {
   }
 }
 
+// The UTF-8 text of a str (pybind11's cast reports the strs that have none, e.g. lone surrogates).
+std::string utf8(PyObject* o) {
+  Py_ssize_t n;
+  if (const char* p = PyUnicode_AsUTF8AndSize(o, &n)) return std::string(p, (size_t)n);
+  PyErr_Clear();
+  return py::cast<std::string>(py::handle(o));
+}
+
 // Python value (schema document) -> Json.
 Json to_json(PyObject* o, uint32_t depth, uint32_t max_depth) {
   if (depth > max_depth)
@@ -85,18 +93,21 @@ Json to_json(PyObject* o, uint32_t depth, uint32_t max_depth) {
     if (!std::isfinite(j.d)) throw SchemaError("schema contains a non-finite number", {});
   } else if (PyUnicode_Check(o)) {
     j.t = Json::T::String;
-    j.s = py::cast<std::string>(py::handle(o));
+    j.s = utf8(o);
   } else if (PyList_Check(o) || PyTuple_Check(o)) {
     j.t = Json::T::Array;
-    py::sequence seq = py::reinterpret_borrow<py::sequence>(o);
-    for (auto x : seq) j.arr.push_back(to_json(x.ptr(), depth + 1, max_depth));
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    j.arr.reserve((size_t)n);
+    for (Py_ssize_t i = 0; i < n; ++i) j.arr.push_back(to_json(items[i], depth + 1, max_depth));
   } else if (PyDict_Check(o)) {
     j.t = Json::T::Object;
+    j.obj.reserve((size_t)PyDict_GET_SIZE(o));
     Py_ssize_t pos = 0;
     PyObject *k, *v;
     while (PyDict_Next(o, &pos, &k, &v)) {
       if (!PyUnicode_Check(k)) throw SchemaError(std::string("schema has a dict key of type '") + Py_TYPE(k)->tp_name + "'", {});
-      j.obj.emplace_back(py::cast<std::string>(py::handle(k)), to_json(v, depth + 1, max_depth));
+      j.obj.emplace_back(utf8(k), to_json(v, depth + 1, max_depth));
     }
   } else {
     throw SchemaError(std::string("schema contains a value of type '") + Py_TYPE(o)->tp_name + "'", {});

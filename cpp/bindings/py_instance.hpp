@@ -55,6 +55,7 @@ struct PyView {
   static bool boolean(PyObject* o) { return o == Py_True; }
   static Num num(const Env&, PyObject* o) {
     Num n;
+    if (Py_TYPE(o) == &PyLong_Type && small_int(o, n.i)) return n;  // k is I already
     if (PyFloat_Check(o)) {
       n.k = Num::F;
       n.d = PyFloat_AS_DOUBLE(o);
@@ -86,6 +87,19 @@ struct PyView {
     }
     return n;
   }
+  // Ints of at most one internal digit, read in place (the common case; a call otherwise).
+  [[gnu::always_inline]] static bool small_int(PyObject* o, int64_t& out) {
+#if PY_VERSION_HEX >= 0x030C0000
+    if (!PyUnstable_Long_IsCompact((PyLongObject*)o)) return false;
+    out = PyUnstable_Long_CompactValue((PyLongObject*)o);
+    return true;
+#else
+    Py_ssize_t size = Py_SIZE(o);
+    if (size < -1 || size > 1) return false;
+    out = size * (int64_t)((PyLongObject*)o)->ob_digit[0];
+    return true;
+#endif
+  }
   // Integers that fit 128 bits, exactly (rare: only beyond 64 bits).
   static bool wide(PyObject* o, Num& n) {
     PyObject* text = PyObject_Str(o);
@@ -100,6 +114,8 @@ struct PyView {
     return n.k == Num::L;
   }
   static std::string_view str(const Env&, PyObject* o) {
+    if (PyUnicode_IS_COMPACT_ASCII(o))  // the text is stored right after the header
+      return {(const char*)(((PyASCIIObject*)o) + 1), (size_t)PyUnicode_GET_LENGTH(o)};
     Py_ssize_t n;
     const char* s = PyUnicode_AsUTF8AndSize(o, &n);
     if (!s) {

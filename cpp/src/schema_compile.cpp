@@ -245,6 +245,27 @@ class Compiler {
       }
       node.leaf = leafy;
     }
+    // Typed arrays: only item count bounds and bare-typed `items` for every item.
+    for (auto& node : P.nodes) {
+      if (!node.leaf || node.simple) continue;
+      uint8_t item_types = 0;
+      uint64_t lo = 0, hi = UINT64_MAX;
+      for (uint32_t i = node.first; i < node.first + node.count; ++i) {
+        const Keyword& k = P.keywords[i];
+        if (k.op == Op::MinItems) lo = std::max(lo, k.count);
+        else if (k.op == Op::MaxItems) hi = std::min(hi, k.count);
+        else if (k.op == Op::RestItems && k.count == 0 && P.nodes[k.kids[0]].only_types && !item_types)
+          item_types = P.nodes[k.kids[0]].only_types;
+        else {
+          item_types = 0;
+          break;
+        }
+      }
+      if (!item_types) continue;
+      node.item_types = item_types;
+      node.min_items = lo;
+      node.max_items = hi;
+    }
     return nodes_.at(root);
   }
 
@@ -894,6 +915,14 @@ class Compiler {
           k.disc_key = P.nodes[kid].disc_key;
           break;
         }
+      if (k.disc_key < 0) continue;
+      for (uint32_t i = 0; i < k.kids.size(); ++i) {
+        const Node& c = P.nodes[k.kids[i]];
+        if (c.disc_key != k.disc_key) k.disc_rest.push_back(i);
+        else for (std::string_view s : c.disc_values) k.disc_table.emplace_back(s, i);
+      }
+      std::sort(k.disc_table.begin(), k.disc_table.end());
+      k.disc_table.erase(std::unique(k.disc_table.begin(), k.disc_table.end()), k.disc_table.end());
     }
   }
 

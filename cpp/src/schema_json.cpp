@@ -221,6 +221,7 @@ static bool decimal(const Num& n, unsigned __int128& mant, int& exp) {
 }
 
 bool is_multiple(const Num& x, const Num& m) {
+  if (x.k == Num::I && m.k == Num::I && m.i > 0) return x.i % m.i == 0;  // the common case
   unsigned __int128 a, b;
   int p, q;
   if (!decimal(x, a, p) || !decimal(m, b, q) || b == 0) return false;

@@ -30,8 +30,8 @@ class Limits:
 
 def _limits(limits: Limits | Mapping[str, int] | None) -> tuple[int, int, int, int]:
     if limits is None:
-        limits = Limits()
-    elif not isinstance(limits, Limits):
+        return _DEFAULT_LIMITS
+    if not isinstance(limits, Limits):
         names = {f.name for f in fields(Limits)}
         unknown = set(limits) - names
         if unknown:
@@ -42,6 +42,10 @@ def _limits(limits: Limits | Mapping[str, int] | None) -> tuple[int, int, int, i
         if not isinstance(v, int) or isinstance(v, bool) or v < 1 or v >= 2**63:
             raise ValueError(f"limit {f.name} must be a positive integer, not {v!r}")
     return values  # type: ignore[return-value]
+
+
+# Checked once: most validators are built with the defaults.
+_DEFAULT_LIMITS = _limits(Limits())
 
 
 def _document(schema: Any, what: str) -> Any:

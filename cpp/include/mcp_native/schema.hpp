@@ -184,6 +184,10 @@ struct Keyword {
   std::string anchor;       ///< DynamicRef anchor name
   bool dynamic = false;     ///< DynamicRef/RecursiveRef: resolve through the dynamic scope
   int32_t disc_key = -1;    ///< AnyOf/OneOf: the discriminator property most branches pin
+  /// AnyOf/OneOf with disc_key: (pinned value, branch index) sorted, and the branches that do
+  /// not pin it (always candidates).
+  std::vector<std::pair<std::string_view, uint32_t>> disc_table;
+  std::vector<uint32_t> disc_rest;
 };
 
 /// One compiled subschema.
@@ -195,6 +199,10 @@ struct Node {
   uint8_t types = 0;         ///< its `type` mask (0: none), checked before the keywords
   uint8_t only_types = 0;    ///< the node is just a `type`: its mask
   const Json* type_value = nullptr;  ///< the `type` value (for messages)
+  /// A typed array (e.g. `{"type": "array", "items": {"type": "number"}, "minItems": 2}`): the
+  /// items' type mask, with the item count bounds; 0 when the node is not one.
+  uint8_t item_types = 0;
+  uint64_t min_items = 0, max_items = UINT64_MAX;
   uint32_t first = 0, count = 0;  ///< keyword range
   uint32_t resource = 0;     ///< schema resource containing it (for the dynamic scope)
   /// Discriminator: `properties[keys[disc_key]]` must be one of the strings disc_values (and

@@ -225,6 +225,7 @@ class Evaluator {
     if (!collecting()) {
       const Node& n = P.nodes[si];
       if (n.only_types) return is_type(n.only_types, false, V::kind(env_, v), v);
+      if (n.item_types) return typed_array(n, v);
       if (n.leaf) return simple(n, v);  // never nests deeper: no depth, steps or scope
       Depth d(c_, P.limits.max_instance_depth);
       return schema(si, v, nullptr);
@@ -262,6 +263,16 @@ class Evaluator {
 
   [[noreturn, gnu::noinline]] void limit(const char* what, uint64_t value) {
     throw LimitError(std::string(what) + std::to_string(value));
+  }
+
+  // A leaf that is a typed array (Node::item_types), in one pass.
+  bool typed_array(const Node& n, Value v) {
+    Kind k = V::kind(env_, v);
+    if (n.types && !is_type(n.types, false, k, v)) return false;
+    if (k != Kind::Array) return true;
+    size_t size = V::arr_size(v);
+    if (size < n.min_items || size > n.max_items) return false;
+    return V::arr_each(env_, v, [&](size_t, Value x) { return is_type(n.item_types, false, V::kind(env_, x), x); });
   }
 
   bool simple(const Node& n, Value v) {
@@ -606,6 +617,10 @@ class Evaluator {
       case Op::AnyOf: {
         bool ok = false;
         Disc disc = discriminate(kw, k, v);
+        if (disc.is_string && !collecting() && !an) {
+          candidates(kw, disc.value, [&](uint32_t kid) { return !(ok = quiet(kid, v, nullptr)); });
+          return ok;
+        }
         for (uint32_t kid : kw.kids) {
           if (disc.rejects(P.nodes[kid])) continue;
           if (quiet(kid, v, an)) {
@@ -620,6 +635,10 @@ class Evaluator {
         std::vector<std::string> passing;
         size_t n = 0;
         Disc disc = discriminate(kw, k, v);
+        if (disc.is_string && !collecting() && !an) {
+          candidates(kw, disc.value, [&](uint32_t kid) { return (n += quiet(kid, v, nullptr)) <= 1; });
+          return n == 1;
+        }
         for (size_t i = 0; i < kw.kids.size(); ++i) {
           if (disc.rejects(P.nodes[kw.kids[i]])) continue;
           if (quiet(kw.kids[i], v, n == 0 ? an : nullptr)) {
@@ -708,6 +727,18 @@ class Evaluator {
       return true;
     }
   };
+  // For a verdict: calls f(kid) -> continue on the branches that a string discriminator value
+  // leaves (those that do not pin it, then those that pin it to this value), as a binary search.
+  template <class F>
+  void candidates(const Keyword& kw, std::string_view value, F&& f) {
+    for (uint32_t i : kw.disc_rest)
+      if (!f(kw.kids[i])) return;
+    auto it = std::lower_bound(kw.disc_table.begin(), kw.disc_table.end(), value,
+                               [](const auto& e, std::string_view s) { return e.first < s; });
+    for (; it != kw.disc_table.end() && it->first == value; ++it)
+      if (!f(kw.kids[it->second])) return;
+  }
+
   Disc discriminate(const Keyword& kw, Kind k, Value v) {
     Disc d;
     if (kw.disc_key < 0 || k != Kind::Object) return d;
@@ -733,10 +764,13 @@ class Evaluator {
     if (k != Kind::Object) return true;
     bool ok = true;
     // Hash lookups of the declared names when the view has them and the object is not much
-    // smaller than the declaration; members are only walked when some may be undeclared.
+    // smaller than the declaration; members are only walked when some may be undeclared. For a
+    // verdict alone, a lookup costs more than a step of the walk: lookups only when undeclared
+    // members are ignored and outnumber the declared names.
     bool declared_done = false;
-    if (V::kFastLookup && kw.patterns.empty() && !an &&
-        (kw.additional < 0 || V::obj_size(v) * 2 >= kw.props.size())) {
+    const bool lookup = Collect ? kw.additional < 0 || V::obj_size(v) * 2 >= kw.props.size()
+                                : kw.additional < 0 && V::obj_size(v) >= kw.props.size();
+    if (V::kFastLookup && kw.patterns.empty() && !an && lookup) {
       Value x{};
       size_t found = 0;
       for (size_t i = 0; i < kw.props.size(); ++i) {
