@@ -652,7 +652,11 @@ PyObject* parse_to_py(std::string_view doc) {
     return parse_fallback(r.error(), doc);
   }
   p->busy = true;
+  // The objects built here cannot form cycles, yet each container allocation counts towards a
+  // cyclic-GC pass that would walk the half-built tree: collect after the parse instead.
+  const int gc_was_enabled = PyGC_Disable();
   PyObject* result = element_to_py(r.value_unsafe());
+  if (gc_was_enabled) PyGC_Enable();
   p->busy = false;
   p->release_if_big();
   return result;
