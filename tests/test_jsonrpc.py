@@ -622,3 +622,14 @@ def test_envelope_rules_match_the_reference(obj, version):
         check_invalid(got, INVALID_REQUEST, expected[1], version)
     else:
         assert got == expected
+
+
+def test_method_names_repeated_and_alternating_across_feeds():
+    # The decoder reuses the last method's str: each message must still get its own name.
+    methods = ["tools/call", "tools/call", "tools/list", "tools", "tools/call", "", "tools/callx", "é/ü", "é/ü", "tools/call"]
+    d = Decoder()
+    out = []
+    for i, m in enumerate(methods):
+        out += d.feed(jsonrpc.encode_request(i, m))
+        out += d.feed(jsonrpc.encode_notification(m))
+    assert out == [x for i, m in enumerate(methods) for x in (Request(i, m, None), Notification(m, None))]

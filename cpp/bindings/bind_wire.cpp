@@ -40,10 +40,6 @@ PyObject* id_to_py(const rpc::RequestId& id) {
   Py_RETURN_NONE;
 }
 
-PyObject* str_to_py(std::string_view s) {
-  return PyUnicode_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
-}
-
 // Builds an instance of a registered tuple subclass; each maker returns a new reference, or null
 // with an exception set, after which no further maker runs.
 template <class... Makers>
@@ -59,9 +55,34 @@ PyObject* make_tuple(PyTypeObject* type, Makers&&... makers) {
   return t;
 }
 
-PyObject* message_to_py(const rpc::Message& m) {
+PyObject* utf8_replace(std::string_view s) {
+  return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+}
+
+// The text of a field that changes rarely (an SSE type, id or retry; a JSON-RPC method name),
+// decoded once per change.
+class CachedText {
+ public:
+  PyObject* get(std::string_view raw, bool as_int) {
+    if (!value_ || raw != raw_) {
+      PyObject* v = as_int ? (raw.empty() ? Py_NewRef(Py_None) : PyLong_FromString(std::string(raw).c_str(), nullptr, 10))
+                           : utf8_replace(raw);
+      if (!v) return nullptr;
+      value_ = py::reinterpret_steal<py::object>(v);
+      raw_.assign(raw);
+    }
+    return Py_NewRef(value_.ptr());
+  }
+
+ private:
+  std::string raw_;
+  py::object value_;
+};
+
+PyObject* message_to_py(const rpc::Message& m, CachedText& methods) {
   auto id = [&] { return id_to_py(m.id); };
-  auto method = [&] { return str_to_py(m.method); };
+  // A stream repeats a few method names: the last one is reused instead of decoded again.
+  auto method = [&] { return methods.get(m.method, false); };
   auto body = [&] { return m.has_body ? element_to_py(m.body) : Py_NewRef(Py_None); };
   switch (m.kind) {
     case rpc::MessageKind::Request: return make_tuple(g_types.request, id, method, body);
@@ -85,11 +106,12 @@ PyObject* message_to_py(const rpc::Message& m) {
 // Collects decoded messages into a Python list.
 class ListSink final : public rpc::MessageSink {
  public:
-  ListSink() : list_(py::reinterpret_steal<py::object>(PyList_New(0))) {
+  explicit ListSink(CachedText& methods)
+      : list_(py::reinterpret_steal<py::object>(PyList_New(0))), methods_(methods) {
     if (!list_) throw py::error_already_set();
   }
   void on_message(const rpc::Message& m) override {
-    PyObject* obj = message_to_py(m);
+    PyObject* obj = message_to_py(m, methods_);
     if (!obj) throw py::error_already_set();
     const int rc = PyList_Append(list_.ptr(), obj);
     Py_DECREF(obj);
@@ -99,6 +121,7 @@ class ListSink final : public rpc::MessageSink {
 
  private:
   py::object list_;
+  CachedText& methods_;
 };
 
 // The bytes of a bytes-like argument (str is refused: the streams are bytes), held while alive.
@@ -128,13 +151,13 @@ class PyDecoder {
   py::list feed(py::handle chunk) {
     if (!g_types.request) throw py::type_error("mcp_native.jsonrpc is not initialised");
     BytesArg bytes(chunk.ptr(), "the chunk given to feed()");
-    ListSink sink;
+    ListSink sink(methods_);
     decoder_.feed(bytes.view(), sink);
     return sink.take();
   }
 
   py::list close() {
-    ListSink sink;
+    ListSink sink(methods_);
     decoder_.close(sink);
     return sink.take();
   }
@@ -159,6 +182,7 @@ class PyDecoder {
 
   rpc::Decoder decoder_;
   std::string version_name_;
+  CachedText methods_;
 };
 
 PyTypeObject* checked_tuple_type(py::handle t, const char* name, Py_ssize_t arity) {
@@ -177,29 +201,6 @@ PyTypeObject* checked_tuple_type(py::handle t, const char* name, Py_ssize_t arit
 // SSE: the decoder builds mcp_native.sse.Event named tuples.
 
 PyTypeObject* g_event_type = nullptr;
-
-PyObject* utf8_replace(std::string_view s) {
-  return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
-}
-
-// The text of a field that changes rarely (type, id, retry), decoded once per change.
-class CachedText {
- public:
-  PyObject* get(std::string_view raw, bool as_int) {
-    if (!value_ || raw != raw_) {
-      PyObject* v = as_int ? (raw.empty() ? Py_NewRef(Py_None) : PyLong_FromString(std::string(raw).c_str(), nullptr, 10))
-                           : utf8_replace(raw);
-      if (!v) return nullptr;
-      value_ = py::reinterpret_steal<py::object>(v);
-      raw_.assign(raw);
-    }
-    return Py_NewRef(value_.ptr());
-  }
-
- private:
-  std::string raw_;
-  py::object value_;
-};
 
 class PySseDecoder final : public mcp_native::sse::EventSink {
  public:
