@@ -247,6 +247,7 @@ class Compiler {
         drain();
       }
     }
+    if (P.dynamic) resolve_outermost_dynamic_refs(nodes_.at(root));
     check_cycles();
     if (!P.dynamic) skip_pure_refs();
     find_discriminators();
@@ -947,6 +948,25 @@ class Compiler {
       std::sort(k.disc_table.begin(), k.disc_table.end());
       k.disc_table.erase(std::unique(k.disc_table.begin(), k.disc_table.end()), k.disc_table.end());
     }
+  }
+
+  // The root's resource is always the outermost dynamic scope, so a `$dynamicRef` to an anchor
+  // that the root resource declares always lands there: resolve it now. When no dynamic reference
+  // is left (e.g. in the 2020-12 metaschema), evaluation needs no dynamic scope.
+  void resolve_outermost_dynamic_refs(uint32_t root) {
+    const auto& anchors = P.resources[P.nodes[root].resource].dynamic_anchors;
+    bool dynamic = false;
+    for (Keyword& k : P.keywords) {
+      if (!k.dynamic) continue;
+      auto it = k.op == Op::DynamicRef ? anchors.find(k.anchor) : anchors.end();
+      if (it == anchors.end()) {
+        dynamic = true;
+        continue;
+      }
+      k.kids[0] = it->second;
+      k.dynamic = false;
+    }
+    P.dynamic = dynamic;
   }
 
   // A subschema that reaches itself through keywords that apply to the same instance
