@@ -2,6 +2,7 @@
 // dialect, `$ref` cycle detection and the metaschema check.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <mutex>
 #include <unordered_set>
 
@@ -163,11 +164,33 @@ std::string percent_decode(std::string_view s) {
 
 // ---- the compiler ---------------------------------------------------------------------------
 
+// A location in a schema document. Locations share their prefixes (a child's is its parent's
+// plus one token), so recording one per subschema copies no tokens.
+struct PathLink;
+using PathRef = std::shared_ptr<const PathLink>;
+struct PathLink {
+  PathRef parent;
+  PathTok tok;
+  size_t depth;
+};
+
+PathRef extend(const PathRef& p, PathTok tok) {
+  return std::make_shared<const PathLink>(PathLink{p, std::move(tok), p ? p->depth + 1 : 1});
+}
+
+size_t depth_of(const PathRef& p) { return p ? p->depth : 0; }
+
+std::vector<PathTok> tokens(const PathRef& p) {
+  std::vector<PathTok> out(depth_of(p));
+  for (const PathLink* l = p.get(); l; l = l->parent.get()) out[l->depth - 1] = l->tok;
+  return out;
+}
+
 struct Info {
   std::string base;
   Dialect dialect;
   uint32_t resource;
-  std::vector<PathTok> path;
+  PathRef path;
   std::string doc;  // URI of the document ("" for the root document)
   bool no_validation = false;     // custom metaschema without the validation vocabulary
   bool format_assertion = false;  // custom metaschema with the format-assertion vocabulary
@@ -224,6 +247,7 @@ class Compiler {
         drain();
       }
     }
+    if (P.dynamic) resolve_outermost_dynamic_refs(nodes_.at(root));
     check_cycles();
     if (!P.dynamic) skip_pure_refs();
     find_discriminators();
@@ -285,7 +309,7 @@ class Compiler {
   std::unordered_map<std::string, uint32_t> key_ids_;
 
   [[noreturn]] void error(const std::string& msg, const Info& at, std::string_view kw = {}) {
-    std::vector<PathTok> path = at.path;
+    std::vector<PathTok> path = tokens(at.path);
     if (!kw.empty()) path.push_back(PathTok::of(kw));
     std::string where = at.doc.empty() ? "" : " in " + at.doc;
     throw SchemaError(msg + " at '" + pointer(path) + "'" + where, path, at.doc);
@@ -332,7 +356,7 @@ class Compiler {
   }
 
   void walk(const Json* j, Info at, bool resource_root) {
-    if (at.path.size() > opt.limits.max_schema_depth)
+    if (depth_of(at.path) > opt.limits.max_schema_depth)
       error("schema nesting exceeds max_schema_depth=" + std::to_string(opt.limits.max_schema_depth), at);
     if (j->t != Json::T::Object) {
       if (resource_root) at.resource = new_resource(j);
@@ -381,24 +405,24 @@ class Compiler {
     if (const Json* pp = j->get("patternProperties"); pp && pp->t == Json::T::Object)
       for (auto& [k, v] : pp->obj)
         if (!Regex::is_valid(k)) error("invalid regular expression '" + k + "'", at, "patternProperties");
+    const PathRef parent = at.path;
     for (auto& [k, v] : j->obj) {
-      Info child = at;
-      child.path.push_back(PathTok::of(k));
       if (is_schema_kw_array(k, d) && v.t == Json::T::Array) {
+        PathRef kp = extend(parent, PathTok::of(k));
         for (size_t i = 0; i < v.arr.size(); ++i) {
-          Info c = child;
-          c.path.push_back(PathTok::at(i));
-          walk(&v.arr[i], c, false);
+          at.path = extend(kp, PathTok::at(i));
+          walk(&v.arr[i], at, false);
         }
       } else if (is_schema_kw_map(k, d) && v.t == Json::T::Object) {
+        PathRef kp = extend(parent, PathTok::of(k));
         for (auto& [k2, v2] : v.obj) {
           if (v2.t != Json::T::Object && v2.t != Json::T::Bool) continue;
-          Info c = child;
-          c.path.push_back(PathTok::of(k2));
-          walk(&v2, c, false);
+          at.path = extend(kp, PathTok::of(k2));
+          walk(&v2, at, false);
         }
       } else if (is_schema_kw_single(k, d) && (v.t == Json::T::Object || v.t == Json::T::Bool)) {
-        walk(&v, child, false);
+        at.path = extend(parent, PathTok::of(k));
+        walk(&v, at, false);
       }
     }
   }
@@ -475,7 +499,7 @@ class Compiler {
     }
     if (!info_.count(cur)) {
       Info at = *last;
-      at.path.insert(at.path.end(), rel.begin(), rel.end());
+      for (auto& t : rel) at.path = extend(at.path, t);
       walk(cur, at, false);
     }
     return cur;
@@ -515,7 +539,7 @@ class Compiler {
     if (!info_.count(j)) {
       // Reached through a keyword the index does not know (e.g. a dialect mismatch): index now.
       Info at = parent;
-      at.path.insert(at.path.end(), toks);
+      for (auto& t : toks) at.path = extend(at.path, t);
       walk(j, at, false);
     }
     return node_for(j);
@@ -924,6 +948,25 @@ class Compiler {
       std::sort(k.disc_table.begin(), k.disc_table.end());
       k.disc_table.erase(std::unique(k.disc_table.begin(), k.disc_table.end()), k.disc_table.end());
     }
+  }
+
+  // The root's resource is always the outermost dynamic scope, so a `$dynamicRef` to an anchor
+  // that the root resource declares always lands there: resolve it now. When no dynamic reference
+  // is left (e.g. in the 2020-12 metaschema), evaluation needs no dynamic scope.
+  void resolve_outermost_dynamic_refs(uint32_t root) {
+    const auto& anchors = P.resources[P.nodes[root].resource].dynamic_anchors;
+    bool dynamic = false;
+    for (Keyword& k : P.keywords) {
+      if (!k.dynamic) continue;
+      auto it = k.op == Op::DynamicRef ? anchors.find(k.anchor) : anchors.end();
+      if (it == anchors.end()) {
+        dynamic = true;
+        continue;
+      }
+      k.kids[0] = it->second;
+      k.dynamic = false;
+    }
+    P.dynamic = dynamic;
   }
 
   // A subschema that reaches itself through keywords that apply to the same instance

@@ -552,6 +552,7 @@ class Evaluator {
           Evaluator<StrView, Collect> ev(P, se, c_);
           ev.mute_ = mute_;
           ev.ipath = ipath;
+          ev.scope = scope;  // the dynamic scope continues into the name's subschema
           if (collecting()) {
             ev.spath = spath;
             ev.spath.push_back(PathTok::of(kw.name));
