@@ -277,28 +277,9 @@ inline __m128i digits_16(std::uint32_t a, std::uint32_t b) {
   return _mm_add_epi8(_mm_packus_epi16(d_lo, d_hi), _mm_set1_epi8('0'));
 }
 
-}  // namespace
-
-std::size_t format_double(double v, char* buf) noexcept {
-  char* out = buf;
-  if (std::signbit(v)) *out++ = '-';
-  if (v == 0) {
-    out[0] = '0';
-    out[1] = '.';
-    out[2] = '0';
-    return static_cast<std::size_t>(out + 3 - buf);
-  }
-  // Shortest round-trip digits (Dragonbox, as {fmt} implements it): v = sig * 10^exp. Its
-  // formatting front end is generic and slow, so the layout is done here.
-  auto dec = fmt::detail::dragonbox::to_decimal(std::fabs(v));
-  std::uint64_t sig = dec.significand;
-  int exp = dec.exponent;
-  while (sig % 10 == 0) {  // so that n below counts significant digits only
-    sig /= 10;
-    ++exp;
-  }
-  const int n = decimal_length(sig);
-  int e = exp + n - 1;  // decimal exponent of the first digit
+// Lays out |v| = sig * 10^(e - n + 1) like Python's repr at `out` (n significant digits, no
+// trailing zeros; e is the decimal exponent of the first digit). Returns the end of the text.
+char* layout_digits(char* out, std::uint64_t sig, int n, int e) noexcept {
 
   // The digits as one vector: a 17th (leading) digit is written on its own, the rest are padded
   // with zeros to 16 digits, so that every layout below is made of whole 16-byte stores.
@@ -365,31 +346,18 @@ std::size_t format_double(double v, char* buf) noexcept {
     }
     out = end;
   }
-  return static_cast<std::size_t>(out - buf);
+  return out;
 }
+
+}  // namespace
 
 #else
 
-std::size_t format_double(double v, char* buf) noexcept {
-  char* out = buf;
-  if (std::signbit(v)) *out++ = '-';
-  if (v == 0) {
-    out[0] = '0';
-    out[1] = '.';
-    out[2] = '0';
-    return static_cast<std::size_t>(out + 3 - buf);
-  }
-  // Shortest round-trip digits (Dragonbox, as {fmt} implements it): v = sig * 10^exp. Its
-  // formatting front end is generic and slow, so the layout is done here.
-  auto dec = fmt::detail::dragonbox::to_decimal(std::fabs(v));
-  std::uint64_t sig = dec.significand;
-  int exp = dec.exponent;
-  while (sig % 10 == 0) {  // so that n below counts significant digits only
-    sig /= 10;
-    ++exp;
-  }
-  const int n = decimal_length(sig);
-  const int e = exp + n - 1;  // decimal exponent of the first digit
+namespace {
+
+// Lays out |v| = sig * 10^(e - n + 1) like Python's repr at `out` (n significant digits, no
+// trailing zeros; e is the decimal exponent of the first digit). Returns the end of the text.
+char* layout_digits(char* out, std::uint64_t sig, int n, int e) noexcept {
 
   // Python's repr: positional for 1e-4 <= |v| < 1e16, else d.ddde[+-]XX. The digits are
   // written in place and only single bytes are moved afterwards: reading back wider blocks
@@ -426,9 +394,34 @@ std::size_t format_double(double v, char* buf) noexcept {
     out += 1 - e;
     out += write_decimal(out, sig);
   }
-  return static_cast<std::size_t>(out - buf);
+  return out;
 }
 
+}  // namespace
+
 #endif
+
+std::size_t format_double(double v, char* buf) noexcept {
+  char* out = buf;
+  if (std::signbit(v)) *out++ = '-';
+  if (v == 0) {
+    out[0] = '0';
+    out[1] = '.';
+    out[2] = '0';
+    return static_cast<std::size_t>(out + 3 - buf);
+  }
+  // Shortest round-trip digits (Dragonbox, as {fmt} implements it): v = sig * 10^exp. Its
+  // formatting front end is generic and slow, so layout_digits() lays the text out.
+  auto dec = fmt::detail::dragonbox::to_decimal(std::fabs(v));
+  std::uint64_t sig = dec.significand;
+  int exp = dec.exponent;
+  while (sig % 10 == 0) {  // so that n below counts significant digits only
+    sig /= 10;
+    ++exp;
+  }
+  const int n = decimal_length(sig);
+  const int e = exp + n - 1;  // decimal exponent of the first digit
+  return static_cast<std::size_t>(layout_digits(out, sig, n, e) - buf);
+}
 
 }  // namespace mcp_native
