@@ -333,6 +333,18 @@ PyObject* encode_line(Body&& body) {
   });
 }
 
+// The `"method":…,"params":…}` end that requests and notifications share (params may be None).
+bool write_call(JsonWriter& w, PyObject* method, PyObject* params) {
+  w.append(R"("method":)");
+  if (!write_json(w, method, "method")) return false;
+  if (params != Py_None) {
+    w.append(R"(,"params":)");
+    if (!write_json(w, params, "params")) return false;
+  }
+  w.put('}');
+  return true;
+}
+
 PyObject* encode_request(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   static const char* const names[] = {"id", "method", "params"};
   PyObject* a[3];
@@ -342,14 +354,8 @@ PyObject* encode_request(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyO
   return encode_line([&](JsonWriter& w) {
     w.append(R"({"jsonrpc":"2.0","id":)");
     if (!write_id(w, id)) return false;
-    w.append(R"(,"method":)");
-    if (!write_json(w, method, "method")) return false;
-    if (params != Py_None) {
-      w.append(R"(,"params":)");
-      if (!write_json(w, params, "params")) return false;
-    }
-    w.put('}');
-    return true;
+    w.put(',');
+    return write_call(w, method, params);
   });
 }
 
@@ -360,14 +366,8 @@ PyObject* encode_notification(PyObject*, PyObject* const* args, Py_ssize_t nargs
   PyObject *method = a[0], *params = a[1] ? a[1] : Py_None;
   if (!check_str(method, "method") || !check_dict(params, "params", true)) return nullptr;
   return encode_line([&](JsonWriter& w) {
-    w.append(R"({"jsonrpc":"2.0","method":)");
-    if (!write_json(w, method, "method")) return false;
-    if (params != Py_None) {
-      w.append(R"(,"params":)");
-      if (!write_json(w, params, "params")) return false;
-    }
-    w.put('}');
-    return true;
+    w.append(R"({"jsonrpc":"2.0",)");
+    return write_call(w, method, params);
   });
 }
 
