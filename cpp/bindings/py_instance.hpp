@@ -23,6 +23,7 @@ struct PyView {
     const std::vector<PyObject*>* keys;  ///< interned str for each Program::keys entry
   };
   static constexpr bool kFastLookup = true;
+  static constexpr bool kUtf8Strings = false;  // str_len is the str's length
 
   [[gnu::always_inline]] static Kind kind(const Env&, PyObject* o) {
     PyTypeObject* t = Py_TYPE(o);

@@ -12,6 +12,7 @@ struct DomView {
   using Value = simdjson::dom::element;
   struct Env {};
   static constexpr bool kFastLookup = false;
+  static constexpr bool kUtf8Strings = true;
 
   static Kind kind(const Env&, Value v) {
     switch (v.type()) {

@@ -10,6 +10,7 @@
 //   static bool obj_each(const Env&, Value, F)     // F(std::string_view key, Value) -> bool
 //   static bool find(const Env&, Value obj, const Program&, uint32_t key, Value& out);
 //   static constexpr bool kFastLookup;             // find() beats iterating the members
+//   static constexpr bool kUtf8Strings;            // str_len counts the code points of str()
 // The valid path (Collect = false) returns a bool, short-circuits and allocates nothing outside
 // uniqueItems and annotation tracking. Collect = true records every error with its paths.
 #pragma once
@@ -33,6 +34,7 @@ struct JsonView {
   using Value = const Json*;
   struct Env {};
   static constexpr bool kFastLookup = false;
+  static constexpr bool kUtf8Strings = true;
   static Kind kind(const Env&, Value v) {
     switch (v->t) {
       case Json::T::Null: return Kind::Null;
@@ -70,6 +72,7 @@ struct StrView {
   using Value = std::string_view;
   struct Env {};
   static constexpr bool kFastLookup = false;
+  static constexpr bool kUtf8Strings = true;
   static Kind kind(const Env&, Value) { return Kind::String; }
   static bool boolean(Value) { return false; }
   static Num num(const Env&, Value) { return {}; }
@@ -126,22 +129,32 @@ struct Seg {
   PathTok tok() const { return index >= 0 ? PathTok::at(index) : PathTok::of(key); }
 };
 
-/// Evaluated properties and items of one instance (for unevaluated*).
+/// Evaluated properties and items of one instance (for unevaluated*). Properties are marked by
+/// member position (every annotation of one instance walks the same members in the same order):
+/// a bit mask for the first 64, so that the common object allocates nothing.
 struct Annot {
   bool all_props = false;
   bool all_items = false;
   uint64_t prefix = 0;
-  std::vector<std::string_view> props;
+  uint64_t prop_bits = 0;           ///< members 0..63
+  std::vector<uint32_t> more_props;  ///< members from 64 on
   std::vector<uint64_t> items;
+  void mark_prop(size_t member) {
+    if (member < 64) prop_bits |= uint64_t{1} << member;
+    else more_props.push_back((uint32_t)member);
+  }
   void merge(const Annot& o) {
     all_props |= o.all_props;
     all_items |= o.all_items;
     prefix = std::max(prefix, o.prefix);
-    props.insert(props.end(), o.props.begin(), o.props.end());
+    prop_bits |= o.prop_bits;
+    more_props.insert(more_props.end(), o.more_props.begin(), o.more_props.end());
     items.insert(items.end(), o.items.begin(), o.items.end());
   }
-  bool has_prop(std::string_view k) const {
-    return all_props || std::find(props.begin(), props.end(), k) != props.end();
+  bool has_prop(size_t member) const {
+    if (all_props) return true;
+    if (member < 64) return prop_bits >> member & 1;
+    return std::find(more_props.begin(), more_props.end(), member) != more_props.end();
   }
   bool has_item(uint64_t i) const {
     return all_items || i < prefix || std::find(items.begin(), items.end(), i) != items.end();
@@ -259,6 +272,15 @@ class Evaluator {
     }
     --mute_;
     return ok;
+  }
+
+  // Applies subschema si (a branch of anyOf, oneOf, not, if) to the same instance, of kind k,
+  // quietly. A branch whose type mask rejects k, or that is a bare type, is settled here.
+  bool branch(uint32_t si, Kind k, Value v, Annot* an) {
+    const Node& n = P.nodes[si];
+    if (n.types && !is_type(n.types, false, k, v)) return false;
+    if (n.only_types) return true;
+    return quiet(si, v, an);
   }
 
   [[noreturn, gnu::noinline]] void limit(const char* what, uint64_t value) {
@@ -393,6 +415,19 @@ class Evaluator {
     }
   }
 
+  // MinLength/MaxLength of a string.
+  bool length_ok(const Keyword& kw, Value v) {
+    const bool min = kw.op == Op::MinLength;
+    if constexpr (V::kUtf8Strings) {
+      // b UTF-8 bytes hold between b/4 and b code points: most bounds hold or fail uncounted.
+      size_t b = V::str(env_, v).size();
+      if (min ? b / 4 >= kw.count : b <= kw.count) return true;
+      if (min && b < kw.count) return false;
+    }
+    size_t n = V::str_len(v);
+    return min ? n >= kw.count : n <= kw.count;
+  }
+
   // Keywords that look at the value itself.
   bool check(const Keyword& kw, Kind k, Value v) {
     switch (kw.op) {
@@ -401,8 +436,14 @@ class Evaluator {
         fail(kw, v);
         return false;
       case Op::Enum:
-        for (const Json* c : kw.consts)
-          if (json_equal<V, JsonView>(env_, v, {}, c, 0, P.limits.max_instance_depth)) return true;
+        if (k == Kind::String) {  // a string only equals a string: compare the text alone
+          std::string_view s = V::str(env_, v);
+          for (const Json* c : kw.consts)
+            if (c->t == Json::T::String && c->s == s) return true;
+        } else {
+          for (const Json* c : kw.consts)
+            if (json_equal<V, JsonView>(env_, v, {}, c, 0, P.limits.max_instance_depth)) return true;
+        }
         fail(kw, v);
         return false;
       case Op::Const:
@@ -424,9 +465,7 @@ class Evaluator {
       }
       case Op::MinLength:
       case Op::MaxLength: {
-        if (k != Kind::String) return true;
-        size_t n = V::str_len(v);
-        if (kw.op == Op::MinLength ? n >= kw.count : n <= kw.count) return true;
+        if (k != Kind::String || length_ok(kw, v)) return true;
         fail(kw, v);
         return false;
       }
@@ -619,12 +658,12 @@ class Evaluator {
         bool ok = false;
         Disc disc = discriminate(kw, k, v);
         if (disc.is_string && !collecting() && !an) {
-          candidates(kw, disc.value, [&](uint32_t kid) { return !(ok = quiet(kid, v, nullptr)); });
+          candidates(kw, disc.value, [&](uint32_t kid) { return !(ok = branch(kid, k, v, nullptr)); });
           return ok;
         }
         for (uint32_t kid : kw.kids) {
           if (disc.rejects(P.nodes[kid])) continue;
-          if (quiet(kid, v, an)) {
+          if (branch(kid, k, v, an)) {
             ok = true;
             if (!an) break;  // annotations need every passing branch
           }
@@ -637,12 +676,12 @@ class Evaluator {
         size_t n = 0;
         Disc disc = discriminate(kw, k, v);
         if (disc.is_string && !collecting() && !an) {
-          candidates(kw, disc.value, [&](uint32_t kid) { return (n += quiet(kid, v, nullptr)) <= 1; });
+          candidates(kw, disc.value, [&](uint32_t kid) { return (n += branch(kid, k, v, nullptr)) <= 1; });
           return n == 1;
         }
         for (size_t i = 0; i < kw.kids.size(); ++i) {
           if (disc.rejects(P.nodes[kw.kids[i]])) continue;
-          if (quiet(kw.kids[i], v, n == 0 ? an : nullptr)) {
+          if (branch(kw.kids[i], k, v, n == 0 ? an : nullptr)) {
             if (collecting()) passing.push_back(std::to_string(i));
             if (++n > 1 && !collecting()) break;
           }
@@ -652,12 +691,12 @@ class Evaluator {
         return false;
       }
       case Op::Not:
-        if (!quiet(kw.kids[0], v, nullptr)) return true;
+        if (!branch(kw.kids[0], k, v, nullptr)) return true;
         fail(kw, v);
         return false;
       case Op::IfThenElse: {
         if (kw.then_ < 0 && kw.else_ < 0 && !an) return true;  // only its annotations matter
-        if (quiet(kw.kids[0], v, an)) {
+        if (branch(kw.kids[0], k, v, an)) {
           return kw.then_ < 0 || inplace((uint32_t)kw.then_, v, an, {Seg::of("then")});
         }
         return kw.else_ < 0 || inplace((uint32_t)kw.else_, v, an, {Seg::of("else")});
@@ -692,8 +731,9 @@ class Evaluator {
         if (k != Kind::Object) return true;
         bool ok = true;
         std::vector<std::string> bad;
+        size_t member = 0;
         V::obj_each(env_, v, [&](std::string_view key, Value x) {
-          if (an->has_prop(key)) return true;
+          if (an->has_prop(member++)) return true;
           Depth d(c_, P.limits.max_instance_depth);
           if (!quiet(kw.kids[0], x, nullptr)) {
             ok = false;
@@ -796,7 +836,9 @@ class Evaluator {
     const bool additional_false = kw.additional >= 0 && P.nodes[kw.additional].boolean == 0;
     std::vector<std::string> unexpected;
     uint32_t required_seen = 0;
+    size_t member = 0;
     V::obj_each(env_, v, [&](std::string_view key, Value x) {
+      const size_t at = member++;
       bool matched = false;
       if (!kw.props.empty()) {
         int64_t slot = P.find_prop(kw, key, hash_key(key));
@@ -833,7 +875,7 @@ class Evaluator {
           if (!collecting()) return false;
         }
       }
-      if (an && matched) an->props.push_back(key);
+      if (an && matched) an->mark_prop(at);
       return true;
     });
     if (!unexpected.empty()) fail_named("additionalProperties", nullptr, v, std::move(unexpected));
