@@ -17,7 +17,13 @@ bool valid(const std::string& schema, const std::string& instance, Options o = {
   DomView::Env env;
   Counters c;
   Evaluator<DomView, false> ev(*prog, env, c);
-  return ev.run(doc);
+  bool verdict = ev.run(doc);
+  // The tape view must agree with the element view.
+  TapeView::Env tenv;
+  Counters tc;
+  Evaluator<TapeView, false> tev(*prog, tenv, tc);
+  EXPECT_EQ(tev.run(TapeView::root(parser.doc)), verdict) << schema << " on " << instance;
+  return verdict;
 }
 
 }  // namespace
@@ -31,6 +37,34 @@ TEST(Schema, TypesAndNumbers) {
   EXPECT_FALSE(valid(R"({"type":"integer","multipleOf":0.123456789})", "1e308"));
   EXPECT_TRUE(valid(R"({"const":1})", "1.0"));
   EXPECT_FALSE(valid(R"({"const":1})", "true"));
+}
+
+TEST(Schema, TapeContainers) {
+  const char* s = R"({"type":"array","minItems":2,"maxItems":3,"items":{"type":"object","minProperties":1,
+                      "maxProperties":2,"properties":{"a":{"type":"integer"},"b":{"type":"string"}},
+                      "additionalProperties":{"type":"array","items":{"type":"number"}}}})";
+  EXPECT_TRUE(valid(s, R"([{"a":1},{"b":"x","c":[1,2.5,-3]}])"));
+  EXPECT_FALSE(valid(s, R"([{"c":[]},{"c":[[]],"a":2},{"a":18446744073709551615}])"));
+  EXPECT_FALSE(valid(s, R"([{"a":1}])"));
+  EXPECT_FALSE(valid(s, R"([{"a":1},{"a":1},{"a":1},{"a":1}])"));
+  EXPECT_FALSE(valid(s, R"([{"a":1},{}])"));
+  EXPECT_FALSE(valid(s, R"([{"a":1},{"a":1,"b":"x","c":[]}])"));
+  EXPECT_FALSE(valid(s, R"([{"a":1.5},{"b":"x"}])"));
+  EXPECT_FALSE(valid(s, R"([{"b":2},{"b":"x"}])"));
+  EXPECT_FALSE(valid(s, R"([{"c":[1,{"x":null}]},{"b":"x"}])"));
+  EXPECT_TRUE(valid(s, R"([{"a":-9223372036854775808},{"a":18446744073709551615,"b":"\u00e9"}])"));
+  // Members out of the declared order, duplicate names, keys past a nested container.
+  const char* o = R"({"properties":{"a":{"const":1},"b":{"const":2},"c":{"const":3}},"required":["a","c"],
+                      "additionalProperties":false})";
+  EXPECT_TRUE(valid(o, R"({"c":3,"b":2,"a":1})"));
+  EXPECT_TRUE(valid(o, R"({"a":1,"c":3})"));
+  EXPECT_FALSE(valid(o, R"({"a":1,"a":2,"c":3})"));
+  EXPECT_FALSE(valid(o, R"({"b":2,"c":3})"));
+  EXPECT_FALSE(valid(o, R"({"a":1,"c":3,"d":{"e":[1,{"a":1}]}})"));
+  EXPECT_TRUE(valid(R"({"minLength":2,"maxLength":2})", R"("\u00e9\u00e9")"));
+  EXPECT_FALSE(valid(R"({"maxLength":1})", R"("\u00e9\u00e9")"));
+  EXPECT_TRUE(valid(R"({"enum":[null,true,"x",[1]]})", "true"));
+  EXPECT_FALSE(valid(R"({"enum":[null,true,"x",[1]]})", "false"));
 }
 
 TEST(Schema, ObjectsAndRefs) {

@@ -234,15 +234,20 @@ class Evaluator {
   };
 
   // Applies subschema si to a member/item of the instance (the instance path grows by `at`).
-  bool sub(uint32_t si, Value v, Seg at, std::initializer_list<Seg> spath_toks) {
-    if (!collecting()) {
-      const Node& n = P.nodes[si];
-      if (n.only_types) return is_type(n.only_types, false, V::kind(env_, v), v);
-      if (n.item_types) return typed_array(n, v);
-      if (n.leaf) return simple(n, v);  // never nests deeper: no depth, steps or scope
-      Depth d(c_, P.limits.max_instance_depth);
-      return schema(si, v, nullptr);
-    }
+  // (Inlined, so that a verdict builds no path segments.)
+  [[gnu::always_inline]] bool sub(uint32_t si, Value v, Seg at, std::initializer_list<Seg> spath_toks) {
+    if (!collecting()) return test(si, v);
+    return sub_collect(si, v, at, spath_toks);
+  }
+  bool test(uint32_t si, Value v) {
+    const Node& n = P.nodes[si];
+    if (n.only_types) return is_type(n.only_types, false, V::kind(env_, v), v);
+    if (n.item_types) return typed_array(n, v);
+    if (n.leaf) return simple(n, v);  // never nests deeper: no depth, steps or scope
+    Depth d(c_, P.limits.max_instance_depth);
+    return schema(si, v, nullptr);
+  }
+  bool sub_collect(uint32_t si, Value v, Seg at, std::initializer_list<Seg> spath_toks) {
     Depth d(c_, P.limits.max_instance_depth);
     size_t is = ipath.size(), ss = spath.size();
     ipath.push_back(at.tok());
@@ -836,12 +841,15 @@ class Evaluator {
     const bool additional_false = kw.additional >= 0 && P.nodes[kw.additional].boolean == 0;
     std::vector<std::string> unexpected;
     uint32_t required_seen = 0;
-    size_t member = 0;
+    size_t member = 0, next = 0;
     V::obj_each(env_, v, [&](std::string_view key, Value x) {
       const size_t at = member++;
       bool matched = false;
       if (!kw.props.empty()) {
-        int64_t slot = P.find_prop(kw, key, hash_key(key));
+        // Members usually come in the order the schema declares them: try the next one first.
+        int64_t slot;
+        if (next < kw.props.size() && same_text(P.keys[kw.props[next].first], key)) slot = (int64_t)next++;
+        else if ((slot = P.find_prop(kw, key, hash_key(key))) >= 0) next = (size_t)slot + 1;
         if (slot >= 0) required_seen += kw.prop_required[slot];
         if (slot >= 0 && declared_done) {
           matched = true;
