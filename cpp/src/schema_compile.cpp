@@ -818,6 +818,7 @@ class Compiler {
           size_t s = h & (cap - 1);
           while (props.slots[s] >= 0) s = (s + 1) & (cap - 1);
           props.slots[s] = (int32_t)i;
+          props.prop_lengths |= uint64_t{1} << (P.keys[props.props[i].first].size() & 63);
         }
         // Required names that are declared properties are checked by the same lookups.
         props.prop_required.assign(props.props.size(), 0);
@@ -945,7 +946,9 @@ class Compiler {
         if (c.disc_key != k.disc_key) k.disc_rest.push_back(i);
         else for (std::string_view s : c.disc_values) k.disc_table.emplace_back(s, i);
       }
-      std::sort(k.disc_table.begin(), k.disc_table.end());
+      std::sort(k.disc_table.begin(), k.disc_table.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? shorter_or_less(a.first, b.first) : a.second < b.second;
+      });
       k.disc_table.erase(std::unique(k.disc_table.begin(), k.disc_table.end()), k.disc_table.end());
     }
   }

@@ -175,6 +175,7 @@ struct Keyword {
   // Props: properties (key ids + subschemas), open-addressing table over them, patterns.
   std::vector<std::pair<uint32_t, uint32_t>> props;
   std::vector<int32_t> slots;
+  uint64_t prop_lengths = 0;  ///< bit (length % 64) of each property name: most others skip the table
   std::vector<std::pair<uint32_t, uint32_t>> patterns;  ///< (regex, subschema)
   std::vector<uint8_t> prop_required;  ///< Props: props[i] is also `required` (checked here)
   uint32_t n_required = 0;             ///< Props: how many are
@@ -184,8 +185,8 @@ struct Keyword {
   std::string anchor;       ///< DynamicRef anchor name
   bool dynamic = false;     ///< DynamicRef/RecursiveRef: resolve through the dynamic scope
   int32_t disc_key = -1;    ///< AnyOf/OneOf: the discriminator property most branches pin
-  /// AnyOf/OneOf with disc_key: (pinned value, branch index) sorted, and the branches that do
-  /// not pin it (always candidates).
+  /// AnyOf/OneOf with disc_key: (pinned value, branch index) sorted by shorter_or_less then
+  /// index, and the branches that do not pin it (always candidates).
   std::vector<std::pair<std::string_view, uint32_t>> disc_table;
   std::vector<uint32_t> disc_rest;
 };
@@ -232,9 +233,21 @@ inline bool same_text(std::string_view a, std::string_view b) {
     std::memcpy(&b1, b.data() + n - 8, 8);
     return a0 == b0 && a1 == b1;
   }
-  for (size_t i = 0; i < n; ++i)
-    if (a[i] != b[i]) return false;
-  return true;
+  if (n >= 4) {  // two overlapping 4-byte words
+    uint32_t a0, a1, b0, b1;
+    std::memcpy(&a0, a.data(), 4);
+    std::memcpy(&b0, b.data(), 4);
+    std::memcpy(&a1, a.data() + n - 4, 4);
+    std::memcpy(&b1, b.data() + n - 4, 4);
+    return a0 == b0 && a1 == b1;
+  }
+  return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
+
+/// An order of strings that settles most pairs by their lengths: shorter first, then bytewise.
+inline bool shorter_or_less(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return a.size() < b.size();
+  return std::memcmp(a.data(), b.data(), a.size()) < 0;
 }
 
 /// The compiled, immutable program. Safe to evaluate from many threads at once.

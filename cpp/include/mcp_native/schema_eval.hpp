@@ -267,6 +267,7 @@ class Evaluator {
     return ok;
   }
   bool quiet(uint32_t si, Value v, Annot* an) {
+    if constexpr (!Collect) return schema(si, v, an);  // nothing to mute
     ++mute_;
     bool ok;
     try {
@@ -281,7 +282,7 @@ class Evaluator {
 
   // Applies subschema si (a branch of anyOf, oneOf, not, if) to the same instance, of kind k,
   // quietly. A branch whose type mask rejects k, or that is a bare type, is settled here.
-  bool branch(uint32_t si, Kind k, Value v, Annot* an) {
+  [[gnu::always_inline]] bool branch(uint32_t si, Kind k, Value v, Annot* an) {
     const Node& n = P.nodes[si];
     if (n.types && !is_type(n.types, false, k, v)) return false;
     if (n.only_types) return true;
@@ -780,8 +781,8 @@ class Evaluator {
     for (uint32_t i : kw.disc_rest)
       if (!f(kw.kids[i])) return;
     auto it = std::lower_bound(kw.disc_table.begin(), kw.disc_table.end(), value,
-                               [](const auto& e, std::string_view s) { return e.first < s; });
-    for (; it != kw.disc_table.end() && it->first == value; ++it)
+                               [](const auto& e, std::string_view s) { return shorter_or_less(e.first, s); });
+    for (; it != kw.disc_table.end() && same_text(it->first, value); ++it)
       if (!f(kw.kids[it->second])) return;
   }
 
@@ -847,9 +848,10 @@ class Evaluator {
       bool matched = false;
       if (!kw.props.empty()) {
         // Members usually come in the order the schema declares them: try the next one first.
-        int64_t slot;
+        int64_t slot = -1;
         if (next < kw.props.size() && same_text(P.keys[kw.props[next].first], key)) slot = (int64_t)next++;
-        else if ((slot = P.find_prop(kw, key, hash_key(key))) >= 0) next = (size_t)slot + 1;
+        else if ((kw.prop_lengths >> (key.size() & 63) & 1) && (slot = P.find_prop(kw, key, hash_key(key))) >= 0)
+          next = (size_t)slot + 1;
         if (slot >= 0) required_seen += kw.prop_required[slot];
         if (slot >= 0 && declared_done) {
           matched = true;
