@@ -282,7 +282,7 @@ class Evaluator {
 
   // Applies subschema si (a branch of anyOf, oneOf, not, if) to the same instance, of kind k,
   // quietly. A branch whose type mask rejects k, or that is a bare type, is settled here.
-  [[gnu::always_inline]] bool branch(uint32_t si, Kind k, Value v, Annot* an) {
+  bool branch(uint32_t si, Kind k, Value v, Annot* an) {
     const Node& n = P.nodes[si];
     if (n.types && !is_type(n.types, false, k, v)) return false;
     if (n.only_types) return true;
