@@ -295,8 +295,13 @@ class SchemaValidator {
 
   // Parses with the calling thread's parser (the element stays valid until its next use).
   Parsed parse(const Source& src) const {
-    thread_local simdjson::dom::parser parser;
-    thread_local std::vector<char> buf;
+    struct PerThread {  // one thread-local lookup per call
+      simdjson::dom::parser parser;
+      std::vector<char> buf;
+    };
+    thread_local PerThread mine;
+    simdjson::dom::parser& parser = mine.parser;
+    std::vector<char>& buf = mine.buf;
     std::string_view doc = src.text();
     size_t depth = program_->limits.max_instance_depth + 1;
     simdjson::error_code err;

@@ -251,6 +251,7 @@ class Compiler {
     check_cycles();
     if (!P.dynamic) skip_pure_refs();
     find_discriminators();
+    shortcut_optional_values();
     for (auto& node : P.nodes) {
       node.simple = node.boolean < 0 && !node.tracks;
       for (uint32_t i = node.first; i < node.first + node.count; ++i) node.simple &= is_simple(P.keywords[i].op);
@@ -900,6 +901,32 @@ class Compiler {
       fix64(k.else_);
     }
     nodes_[node_json_[0]] = target(nodes_.at(node_json_[0]));
+  }
+
+  // For verdicts: a node that is only an `anyOf` of bare types is their union (`only_types`); one
+  // that is only `anyOf: [X, {"type": "null"}]` (an optional value) is null or X (`or_null`).
+  // Errors still come from the anyOf.
+  void shortcut_optional_values() {
+    auto bare = [&](uint32_t n) {
+      const Node& x = P.nodes[n];
+      return x.boolean < 0 && !x.tracks && x.count == 0 ? x.types : uint8_t{0};
+    };
+    for (auto& node : P.nodes) {
+      if (node.boolean >= 0 || node.tracks || node.types || node.count != 1) continue;
+      const Keyword& k = P.keywords[node.first];
+      if (k.op != Op::AnyOf || k.kids.empty()) continue;
+      uint8_t all = 0;
+      bool every = true;
+      for (uint32_t kid : k.kids) {
+        uint8_t t = bare(kid);
+        every &= t != 0;
+        all |= t;
+      }
+      if (every) node.only_types = all;
+      else if (P.dynamic) continue;  // X is entered without this node's dynamic scope
+      else if (k.kids.size() == 2 && bare(k.kids[1]) == kNull) node.or_null = (int32_t)k.kids[0];
+      else if (k.kids.size() == 2 && bare(k.kids[0]) == kNull) node.or_null = (int32_t)k.kids[1];
+    }
   }
 
   void find_discriminators() {

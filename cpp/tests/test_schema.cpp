@@ -67,6 +67,28 @@ TEST(Schema, TapeContainers) {
   EXPECT_FALSE(valid(R"({"enum":[null,true,"x",[1]]})", "false"));
 }
 
+TEST(Schema, OptionalValues) {
+  const char* u = R"({"anyOf":[{"type":"integer"},{"type":"null"}]})";
+  EXPECT_TRUE(valid(u, "1"));
+  EXPECT_TRUE(valid(u, "1.0"));
+  EXPECT_TRUE(valid(u, "null"));
+  EXPECT_FALSE(valid(u, "1.5"));
+  EXPECT_FALSE(valid(u, R"("1")"));
+  const char* items = R"({"type":"array","items":{"anyOf":[{"type":"string"},{"type":"null"}]}})";
+  EXPECT_TRUE(valid(items, R"([null,"a"])"));
+  EXPECT_FALSE(valid(items, R"([null,1])"));
+  const char* o = R"({"$defs":{"A":{"type":"object","required":["x"],"properties":{"x":{"minimum":0}}}},
+                      "properties":{"a":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/A"}],"title":"A"},
+                                    "n":{"anyOf":[{"type":"integer","minimum":0},{"type":"null"}]}}})";
+  EXPECT_TRUE(valid(o, R"({"a":null,"n":null})"));
+  EXPECT_TRUE(valid(o, R"({"a":{"x":0},"n":0})"));
+  EXPECT_FALSE(valid(o, R"({"a":{"x":-1}})"));
+  EXPECT_FALSE(valid(o, R"({"a":{}})"));
+  EXPECT_FALSE(valid(o, R"({"a":1})"));
+  EXPECT_FALSE(valid(o, R"({"n":-1})"));
+  EXPECT_FALSE(valid(o, R"({"n":"1"})"));
+}
+
 TEST(Schema, ObjectsAndRefs) {
   const char* s = R"({"$defs":{"n":{"type":"number"}},"type":"object","required":["a"],
                       "properties":{"a":{"$ref":"#/$defs/n"}},"additionalProperties":false})";

@@ -198,7 +198,8 @@ struct Node {
   bool simple = false;       ///< only keywords that look at this value itself (no subschemas)
   bool leaf = false;         ///< simple, or also item keywords whose subschemas are bare types
   uint8_t types = 0;         ///< its `type` mask (0: none), checked before the keywords
-  uint8_t only_types = 0;    ///< the node is just a `type`: its mask
+  uint8_t only_types = 0;    ///< for a verdict the node is just a `type` mask (or a union of them)
+  int32_t or_null = -1;      ///< for a verdict the node is `null` or this subschema (-1: no)
   const Json* type_value = nullptr;  ///< the `type` value (for messages)
   /// A typed array (e.g. `{"type": "array", "items": {"type": "number"}, "minItems": 2}`): the
   /// items' type mask, with the item count bounds; 0 when the node is not one.

@@ -244,6 +244,7 @@ class Evaluator {
     if (n.only_types) return is_type(n.only_types, false, V::kind(env_, v), v);
     if (n.item_types) return typed_array(n, v);
     if (n.leaf) return simple(n, v);  // never nests deeper: no depth, steps or scope
+    if (n.or_null >= 0) return V::kind(env_, v) == Kind::Null || test((uint32_t)n.or_null, v);
     Depth d(c_, P.limits.max_instance_depth);
     return schema(si, v, nullptr);
   }
@@ -284,8 +285,8 @@ class Evaluator {
   // quietly. A branch whose type mask rejects k, or that is a bare type, is settled here.
   bool branch(uint32_t si, Kind k, Value v, Annot* an) {
     const Node& n = P.nodes[si];
+    if (n.only_types) return is_type(n.only_types, false, k, v);
     if (n.types && !is_type(n.types, false, k, v)) return false;
-    if (n.only_types) return true;
     return quiet(si, v, an);
   }
 
