@@ -831,8 +831,7 @@ class Compiler {
             if (pos == props.props.end()) {
               rest.push_back(key);
             } else if (!props.prop_required[pos - props.props.begin()]) {
-              props.prop_required[pos - props.props.begin()] = 1;
-              ++props.n_required;
+              props.prop_required[pos - props.props.begin()] = ++props.n_required;
               props.required_value = it->value;
             }
           }

@@ -176,8 +176,7 @@ bool Num::is_integer() const {
 
 static __int128 wide(const Num& n) { return n.k == Num::I ? n.i : n.k == Num::U ? (__int128)n.u : n.l; }
 
-int compare(const Num& a, const Num& b) {
-  if (a.k == Num::I && b.k == Num::I) return (a.i > b.i) - (a.i < b.i);
+int compare_wide(const Num& a, const Num& b) {
   if (a.k != Num::F && b.k != Num::F) {
     __int128 x = wide(a), y = wide(b);
     return (x > y) - (x < y);

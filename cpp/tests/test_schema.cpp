@@ -61,6 +61,10 @@ TEST(Schema, TapeContainers) {
   EXPECT_FALSE(valid(o, R"({"a":1,"a":2,"c":3})"));
   EXPECT_FALSE(valid(o, R"({"b":2,"c":3})"));
   EXPECT_FALSE(valid(o, R"({"a":1,"c":3,"d":{"e":[1,{"a":1}]}})"));
+  // A repeated name counts once towards `required`.
+  const char* r = R"({"properties":{"a":{},"b":{}},"required":["a","b"]})";
+  EXPECT_FALSE(valid(r, R"({"a":1,"a":2})"));
+  EXPECT_TRUE(valid(r, R"({"b":1,"a":2,"b":3})"));
   EXPECT_TRUE(valid(R"({"minLength":2,"maxLength":2})", R"("\u00e9\u00e9")"));
   EXPECT_FALSE(valid(R"({"maxLength":1})", R"("\u00e9\u00e9")"));
   EXPECT_TRUE(valid(R"({"enum":[null,true,"x",[1]]})", "true"));

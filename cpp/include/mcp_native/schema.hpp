@@ -131,8 +131,13 @@ struct Num {
 /// The Num of an integer given as decimal text (128-bit exact when it fits, else approximate).
 Num num_of_decimal(const std::string& text);
 
+/// -1, 0 or 1 (exact for any two Nums; compare() inlines the common case).
+int compare_wide(const Num& a, const Num& b);
 /// -1, 0 or 1 (exact for 64-bit integers and doubles).
-int compare(const Num& a, const Num& b);
+inline int compare(const Num& a, const Num& b) {
+  if (a.k == Num::I && b.k == Num::I) return (a.i > b.i) - (a.i < b.i);
+  return compare_wide(a, b);
+}
 /// `x` is an integer multiple of `m` (decimal semantics for doubles, so 0.0075 / 0.0001 is).
 bool is_multiple(const Num& x, const Num& m);
 /// The Num of a numeric Json.
@@ -177,7 +182,8 @@ struct Keyword {
   std::vector<int32_t> slots;
   uint64_t prop_lengths = 0;  ///< bit (length % 64) of each property name: most others skip the table
   std::vector<std::pair<uint32_t, uint32_t>> patterns;  ///< (regex, subschema)
-  std::vector<uint8_t> prop_required;  ///< Props: props[i] is also `required` (checked here)
+  /// Props: props[i] is also `required` (checked here): its ordinal among those, from 1 (else 0).
+  std::vector<uint32_t> prop_required;
   uint32_t n_required = 0;             ///< Props: how many are
   const Json* required_value = nullptr;  ///< Props: the `required` value (for messages)
   int64_t additional = -1;  ///< additionalProperties subschema
@@ -222,7 +228,7 @@ struct Resource {
 };
 
 /// a == b, inline: for property names a library call costs more than the compare itself.
-inline bool same_text(std::string_view a, std::string_view b) {
+[[gnu::always_inline]] inline bool same_text(std::string_view a, std::string_view b) {
   size_t n = a.size();
   if (n != b.size()) return false;
   if (n > 16) return std::memcmp(a.data(), b.data(), n) == 0;

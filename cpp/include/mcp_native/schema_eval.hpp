@@ -842,7 +842,9 @@ class Evaluator {
     }
     const bool additional_false = kw.additional >= 0 && P.nodes[kw.additional].boolean == 0;
     std::vector<std::string> unexpected;
-    uint32_t required_seen = 0;
+    // Required properties seen, by ordinal (a set: JSON text may repeat a name); past 64 of
+    // them, the lookups after the walk decide.
+    uint64_t required_seen = 0;
     size_t member = 0, next = 0;
     V::obj_each(env_, v, [&](std::string_view key, Value x) {
       const size_t at = member++;
@@ -853,7 +855,7 @@ class Evaluator {
         if (next < kw.props.size() && same_text(P.keys[kw.props[next].first], key)) slot = (int64_t)next++;
         else if ((kw.prop_lengths >> (key.size() & 63) & 1) && (slot = P.find_prop(kw, key, hash_key(key))) >= 0)
           next = (size_t)slot + 1;
-        if (slot >= 0) required_seen += kw.prop_required[slot];
+        if (slot >= 0 && kw.prop_required[slot] - 1 < 64) required_seen |= uint64_t{1} << (kw.prop_required[slot] - 1);
         if (slot >= 0 && declared_done) {
           matched = true;
         } else if (slot >= 0) {
@@ -890,12 +892,16 @@ class Evaluator {
       return true;
     });
     if (!unexpected.empty()) fail_named("additionalProperties", nullptr, v, std::move(unexpected));
-    if (!declared_done && required_seen < kw.n_required && (ok || collecting())) {
-      ok = false;
+    const bool all_required = kw.n_required <= 64 && (uint32_t)__builtin_popcountll(required_seen) == kw.n_required;
+    if (!declared_done && !all_required && (ok || collecting())) {
       Value x{};
-      for (size_t i = 0; i < kw.props.size(); ++i)
-        if (kw.prop_required[i] && !V::find(env_, v, P, kw.props[i].first, x))
+      for (size_t i = 0; i < kw.props.size(); ++i) {
+        if (kw.prop_required[i] && !V::find(env_, v, P, kw.props[i].first, x)) {
+          ok = false;
+          if (!collecting()) break;
           fail_named("required", kw.required_value, v, {P.keys[kw.props[i].first]});
+        }
+      }
     }
     return ok;
   }
