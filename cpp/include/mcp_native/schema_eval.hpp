@@ -840,22 +840,28 @@ class Evaluator {
       if (kw.additional < 0 || found == V::obj_size(v)) return ok;
       declared_done = true;
     }
-    const bool additional_false = kw.additional >= 0 && P.nodes[kw.additional].boolean == 0;
-    std::vector<std::string> unexpected;
     // Required properties seen, by ordinal (a set: JSON text may repeat a name); past 64 of
     // them, the lookups after the walk decide.
     uint64_t required_seen = 0;
-    size_t member = 0, next = 0;
+    size_t next = 0;
+    const bool additional_false = kw.additional >= 0 && P.nodes[kw.additional].boolean == 0;
+    if (!V::kFastLookup && !declared_done && !collecting() && kw.patterns.empty() && !an) {
+      // A verdict without patterns or annotations: the walk at its simplest. (Not for views with
+      // fast lookups, which walk less: there it cost more instructions than it saved.)
+      ok = V::obj_each(env_, v, [&](std::string_view key, Value x) {
+        int64_t slot = declared(kw, key, next, required_seen);
+        if (slot >= 0) return test(kw.props[slot].second, x);
+        return kw.additional < 0 || (!additional_false && test((uint32_t)kw.additional, x));
+      });
+      return ok && required_present(kw, v, required_seen);
+    }
+    std::vector<std::string> unexpected;
+    size_t member = 0;
     V::obj_each(env_, v, [&](std::string_view key, Value x) {
       const size_t at = member++;
       bool matched = false;
       if (!kw.props.empty()) {
-        // Members usually come in the order the schema declares them: try the next one first.
-        int64_t slot = -1;
-        if (next < kw.props.size() && same_text(P.keys[kw.props[next].first], key)) slot = (int64_t)next++;
-        else if ((kw.prop_lengths >> (key.size() & 63) & 1) && (slot = P.find_prop(kw, key, hash_key(key))) >= 0)
-          next = (size_t)slot + 1;
-        if (slot >= 0 && kw.prop_required[slot] - 1 < 64) required_seen |= uint64_t{1} << (kw.prop_required[slot] - 1);
+        int64_t slot = declared(kw, key, next, required_seen);
         if (slot >= 0 && declared_done) {
           matched = true;
         } else if (slot >= 0) {
@@ -892,15 +898,33 @@ class Evaluator {
       return true;
     });
     if (!unexpected.empty()) fail_named("additionalProperties", nullptr, v, std::move(unexpected));
-    const bool all_required = kw.n_required <= 64 && (uint32_t)__builtin_popcountll(required_seen) == kw.n_required;
-    if (!declared_done && !all_required && (ok || collecting())) {
-      Value x{};
-      for (size_t i = 0; i < kw.props.size(); ++i) {
-        if (kw.prop_required[i] && !V::find(env_, v, P, kw.props[i].first, x)) {
-          ok = false;
-          if (!collecting()) break;
-          fail_named("required", kw.required_value, v, {P.keys[kw.props[i].first]});
-        }
+    if (!declared_done && (ok || collecting()) && !required_present(kw, v, required_seen)) ok = false;
+    return ok;
+  }
+
+  // The slot of member `key` among kw's declared properties (-1: undeclared), marking a
+  // required one in `required_seen`. Members usually come in the order the schema declares
+  // them: the one after the last found is tried first.
+  int64_t declared(const Keyword& kw, std::string_view key, size_t& next, uint64_t& required_seen) {
+    int64_t slot;
+    if (next < kw.props.size() && same_text(P.keys[kw.props[next].first], key)) slot = (int64_t)next;
+    else if (!(kw.prop_lengths >> (key.size() & 63) & 1) || (slot = P.find_prop(kw, key, hash_key(key))) < 0) return -1;
+    next = (size_t)slot + 1;
+    uint32_t r = kw.prop_required[slot] - 1;  // wraps for properties that are not required
+    if (r < 64) required_seen |= uint64_t{1} << r;
+    return slot;
+  }
+
+  // After a walk: every required property of kw is present (reports those that are not).
+  bool required_present(const Keyword& kw, Value v, uint64_t required_seen) {
+    if (kw.n_required <= 64 && (uint32_t)__builtin_popcountll(required_seen) == kw.n_required) return true;
+    bool ok = true;
+    Value x{};
+    for (size_t i = 0; i < kw.props.size(); ++i) {
+      if (kw.prop_required[i] && !V::find(env_, v, P, kw.props[i].first, x)) {
+        ok = false;
+        if (!collecting()) break;
+        fail_named("required", kw.required_value, v, {P.keys[kw.props[i].first]});
       }
     }
     return ok;
