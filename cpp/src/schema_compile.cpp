@@ -291,6 +291,7 @@ class Compiler {
       node.min_items = lo;
       node.max_items = hi;
     }
+    branches_by_kind();
     return nodes_.at(root);
   }
 
@@ -925,6 +926,36 @@ class Compiler {
       else if (P.dynamic) continue;  // X is entered without this node's dynamic scope
       else if (k.kids.size() == 2 && bare(k.kids[1]) == kNull) node.or_null = (int32_t)k.kids[0];
       else if (k.kids.size() == 2 && bare(k.kids[0]) == kNull) node.or_null = (int32_t)k.kids[1];
+    }
+  }
+
+  // anyOf/oneOf whose branches declare types: for a kind of instance that only one branch
+  // admits, that branch alone decides (the others fail on their type).
+  void branches_by_kind() {
+    auto kinds = [&](uint32_t n) -> unsigned {  // bit per Kind that the subschema may accept
+      const Node& x = P.nodes[n];
+      if (x.boolean >= 0) return x.boolean ? 0x3f : 0;
+      uint8_t t = x.only_types ? x.only_types : x.types;
+      if (!t) return 0x3f;
+      unsigned m = 0;
+      if (t & kNull) m |= 1u << (int)Kind::Null;
+      if (t & kBool) m |= 1u << (int)Kind::Bool;
+      if (t & (kNumber | kInteger)) m |= 1u << (int)Kind::Number;
+      if (t & kString) m |= 1u << (int)Kind::String;
+      if (t & kArray) m |= 1u << (int)Kind::Array;
+      if (t & kObject) m |= 1u << (int)Kind::Object;
+      return m;
+    };
+    for (auto& k : P.keywords) {
+      if ((k.op != Op::AnyOf && k.op != Op::OneOf) || k.kids.size() > 0x7fff) continue;
+      std::array<int, 6> count{};
+      std::array<int16_t, 6> only{};
+      for (size_t i = 0; i < k.kids.size(); ++i) {
+        unsigned m = kinds(k.kids[i]);
+        for (int kind = 0; kind < 6; ++kind)
+          if (m >> kind & 1) ++count[kind], only[kind] = (int16_t)i;
+      }
+      for (int kind = 0; kind < 6; ++kind) k.by_kind[kind] = count[kind] == 0 ? -2 : count[kind] == 1 ? only[kind] : -1;
     }
   }
 

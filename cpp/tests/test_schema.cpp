@@ -93,6 +93,33 @@ TEST(Schema, OptionalValues) {
   EXPECT_FALSE(valid(o, R"({"n":"1"})"));
 }
 
+TEST(Schema, BranchesByType) {
+  const char* o = R"({"oneOf":[{"type":"string"},{"type":"array","items":{"type":"integer"}},
+                               {"type":"object","required":["a"]}]})";
+  EXPECT_TRUE(valid(o, R"("x")"));
+  EXPECT_TRUE(valid(o, "[1]"));
+  EXPECT_FALSE(valid(o, R"(["x"])"));
+  EXPECT_TRUE(valid(o, R"({"a":1})"));
+  EXPECT_FALSE(valid(o, "{}"));
+  EXPECT_FALSE(valid(o, "1"));
+  EXPECT_FALSE(valid(o, "null"));
+  EXPECT_FALSE(valid(R"({"oneOf":[{"type":"integer"},{"type":"number"}]})", "1"));
+  EXPECT_TRUE(valid(R"({"oneOf":[{"type":"integer"},{"type":"number"}]})", "1.5"));
+  const char* a = R"({"anyOf":[{"type":"integer","minimum":5},{"type":"string"}]})";
+  EXPECT_FALSE(valid(a, "3"));
+  EXPECT_TRUE(valid(a, "7"));
+  EXPECT_FALSE(valid(a, "7.5"));
+  EXPECT_FALSE(valid(a, "true"));
+  // An untyped branch admits every kind.
+  const char* u = R"({"anyOf":[{"type":"integer","minimum":5},{"type":"string"},{"maxLength":2}]})";
+  EXPECT_TRUE(valid(u, "3"));
+  EXPECT_TRUE(valid(u, R"("abc")"));
+  EXPECT_TRUE(valid(u, "true"));
+  const char* d4 = R"({"$schema":"http://json-schema.org/draft-04/schema#","oneOf":[{"type":"integer"},{"type":"string"}]})";
+  EXPECT_FALSE(valid(d4, "1.0"));  // draft-04: a float is never an integer
+  EXPECT_TRUE(valid(d4, "1"));
+}
+
 TEST(Schema, ObjectsAndRefs) {
   const char* s = R"({"$defs":{"n":{"type":"number"}},"type":"object","required":["a"],
                       "properties":{"a":{"$ref":"#/$defs/n"}},"additionalProperties":false})";

@@ -2,6 +2,7 @@
 // program that evaluation (schema_eval.hpp) runs over any instance view.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -195,6 +196,9 @@ struct Keyword {
   /// index, and the branches that do not pin it (always candidates).
   std::vector<std::pair<std::string_view, uint32_t>> disc_table;
   std::vector<uint32_t> disc_rest;
+  /// AnyOf/OneOf, per Kind of instance: the only branch whose type admits it, -2 when none
+  /// does, -1 when several may (then no shortcut).
+  std::array<int16_t, 6> by_kind{-1, -1, -1, -1, -1, -1};
 };
 
 /// One compiled subschema.

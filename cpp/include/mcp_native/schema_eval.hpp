@@ -662,6 +662,8 @@ class Evaluator {
         return ok;
       }
       case Op::AnyOf: {
+        if (int16_t only = kw.by_kind[(size_t)k]; only != -1 && !collecting() && !an)
+          return only >= 0 && branch(kw.kids[only], k, v, nullptr);
         bool ok = false;
         Disc disc = discriminate(kw, k, v);
         if (disc.is_string && !collecting() && !an) {
@@ -679,6 +681,8 @@ class Evaluator {
         return ok;
       }
       case Op::OneOf: {
+        if (int16_t only = kw.by_kind[(size_t)k]; only != -1 && !collecting() && !an)
+          return only >= 0 && branch(kw.kids[only], k, v, nullptr);
         std::vector<std::string> passing;
         size_t n = 0;
         Disc disc = discriminate(kw, k, v);
@@ -917,7 +921,8 @@ class Evaluator {
 
   // After a walk: every required property of kw is present (reports those that are not).
   bool required_present(const Keyword& kw, Value v, uint64_t required_seen) {
-    if (kw.n_required <= 64 && (uint32_t)__builtin_popcountll(required_seen) == kw.n_required) return true;
+    const uint64_t all = kw.n_required >= 64 ? ~uint64_t{0} : (uint64_t{1} << kw.n_required) - 1;
+    if (kw.n_required <= 64 && required_seen == all) return true;
     bool ok = true;
     Value x{};
     for (size_t i = 0; i < kw.props.size(); ++i) {
