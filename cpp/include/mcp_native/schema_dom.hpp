@@ -87,7 +87,7 @@ struct TapeView {
   static char type(Value v) { return char(*v.w >> 56); }
   static uint64_t payload(Value v) { return *v.w & simdjson::internal::JSON_VALUE_MASK; }
   // The word after a value: past the closing word of a container, past the number's word.
-  static const uint64_t* next(const simdjson::dom::document* d, const uint64_t* w) {
+  [[gnu::always_inline]] static const uint64_t* next(const simdjson::dom::document* d, const uint64_t* w) {
     switch (char(*w >> 56)) {
       case '[': case '{': return d->tape.get() + uint32_t(*w);
       case 'l': case 'u': case 'd': return w + 2;

@@ -148,8 +148,8 @@ struct Annot {
     all_items |= o.all_items;
     prefix = std::max(prefix, o.prefix);
     prop_bits |= o.prop_bits;
-    more_props.insert(more_props.end(), o.more_props.begin(), o.more_props.end());
-    items.insert(items.end(), o.items.begin(), o.items.end());
+    if (!o.more_props.empty()) more_props.insert(more_props.end(), o.more_props.begin(), o.more_props.end());
+    if (!o.items.empty()) items.insert(items.end(), o.items.begin(), o.items.end());
   }
   bool has_prop(size_t member) const {
     if (all_props) return true;
