@@ -4,9 +4,10 @@
 and ``Invalid`` items; an ``Invalid`` carries the exact error response line to send back. The
 ``encode_*`` functions produce complete compact lines ending in a single ``\\n``.
 
-Lines are parsed by simdjson: integers beyond 64 bits, unpaired surrogate escapes and numbers
-beyond the double range (which Python's ``json`` accepts) make a line a ``-32700`` ``Invalid``
-whose ``data`` says so.
+A line is a ``-32700`` parse error exactly when ``mcp_native.loads`` rejects it. Lines are parsed
+by simdjson; valid JSON it cannot represent (integers beyond 64 bits, escaped lone surrogates,
+numbers beyond the double range) is classified on a copy with placeholders and its values are
+read as ``loads`` reads them, so such a line costs a second parse but decodes exactly.
 """
 
 from __future__ import annotations
