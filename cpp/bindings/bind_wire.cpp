@@ -465,9 +465,22 @@ PyObject* encode_response(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
   });
 }
 
+// UTF-8 of a str argument; a lone surrogate raises UnicodeEncodeError (a ValueError).
+bool utf8_of(PyObject* o, const char* field, std::string_view& out) {
+  if (!check_str(o, field)) return false;
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_AsUTF8AndSize(o, &n);
+  if (!p) {
+    name_the_field(field);
+    return false;
+  }
+  out = std::string_view(p, static_cast<std::size_t>(n));
+  return true;
+}
+
 PyObject* encode_error(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  static const char* const names[] = {"id", "code", "message", "data"};
-  PyObject* a[4];
+  static const char* const names[] = {"id", "code", "message", "data", "protocol_version"};
+  PyObject* a[5];
   if (!bind_args("encode_error", args, nargs, kwnames, names, 3, a)) return nullptr;
   PyObject *id = a[0], *code = a[1], *message = a[2], *data = a[3] ? a[3] : Py_None;
   if (!PyLong_Check(code) || PyBool_Check(code)) {
@@ -475,13 +488,30 @@ PyObject* encode_error(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     return nullptr;
   }
   if (!check_str(message, "message")) return nullptr;
+  // How an unknown id (None) is written. 2025-06-18's schema requires a string or integer id
+  // on every error response, which an answer to an unreadable request cannot have: it gets
+  // "id": null, as JSON-RPC 2.0 prescribes. Later schemas make the id optional and never null:
+  // it is left out.
+  bool null_id = false;
+  if (a[4] != nullptr) {
+    std::string_view name;
+    if (!utf8_of(a[4], "protocol_version", name)) return nullptr;
+    const auto version = rpc::parse_protocol_version(name);
+    if (!version) {
+      PyErr_Format(PyExc_ValueError,
+                   "protocol_version %R is not supported; use one of '2025-06-18', '2025-11-25', '2026-07-28'", a[4]);
+      return nullptr;
+    }
+    null_id = *version == rpc::ProtocolVersion::v2025_06_18;
+  }
   return encode_line([&](JsonWriter& w) {
     w.append(R"({"jsonrpc":"2.0",)");
-    // An unknown id is left out: the MCP schemas (2025-11-25 on) allow no null id.
     if (id != Py_None) {
       w.append(R"("id":)");
       if (!write_id(w, id)) return false;
       w.put(',');
+    } else if (null_id) {
+      w.append(R"("id":null,)");
     }
     w.append(R"("error":{"code":)");
     if (!write_json(w, code, "code")) return false;
@@ -494,20 +524,6 @@ PyObject* encode_error(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     w.append("}}");
     return true;
   });
-}
-
-
-// UTF-8 of a str argument; a lone surrogate raises UnicodeEncodeError (a ValueError).
-bool utf8_of(PyObject* o, const char* field, std::string_view& out) {
-  if (!check_str(o, field)) return false;
-  Py_ssize_t n = 0;
-  const char* p = PyUnicode_AsUTF8AndSize(o, &n);
-  if (!p) {
-    name_the_field(field);
-    return false;
-  }
-  out = std::string_view(p, static_cast<std::size_t>(n));
-  return true;
 }
 
 std::string* g_event_buf;  // reused between calls (encode_event runs no Python code meanwhile)
@@ -588,9 +604,10 @@ PyMethodDef wire_methods[] = {
      "encode_response($module, id, result)\n--\n\n"
      "The JSON-RPC success response line (compact JSON and one newline) as bytes."},
     {"encode_error", fastcall(encode_error), METH_FASTCALL | METH_KEYWORDS,
-     "encode_error($module, id, code, message, data=None)\n--\n\n"
-     "The JSON-RPC error response line (compact JSON and one newline) as bytes;\n"
-     "id None (unknown) leaves the id out, data None leaves data out."},
+     "encode_error($module, id, code, message, data=None, protocol_version='2025-11-25')\n--\n\n"
+     "The JSON-RPC error response line (compact JSON and one newline) as bytes; data None\n"
+     "leaves data out. An unknown id (None) is left out, as the schemas of 2025-11-25 and\n"
+     "later want; for protocol_version '2025-06-18' it is written as null (JSON-RPC 2.0)."},
     {"sse_encode_event", fastcall(encode_event), METH_FASTCALL | METH_KEYWORDS,
      "sse_encode_event($module, data, *, event='message', id=None, retry=None)\n--\n\n"
      "One Server-Sent Event as bytes: event, id, retry, one data line per line of data, blank line."},

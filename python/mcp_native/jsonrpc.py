@@ -176,6 +176,11 @@ _core._jsonrpc_set_types(Request, Notification, Response, ErrorResponse, Invalid
 # The encoders return one whole line: compact JSON (as mcp_native.dumps writes it) and "\n".
 # Arguments are checked (id a str or a non-bool int; method and message str; params a dict or
 # None; result a dict; code an int); a bad one raises TypeError/ValueError naming it.
+# encode_error(None, ...) answers a request whose id is unknown. The schemas of 2025-11-25 and
+# 2026-07-28 make the id of an error response optional but never null, so it is left out (the
+# default); 2025-06-18's schema requires a string or integer id, which such an answer cannot
+# have, so protocol_version="2025-06-18" writes "id": null, as JSON-RPC 2.0 prescribes. The
+# Decoder's Invalid responses follow the same rule.
 encode_request = _core.encode_request
 encode_notification = _core.encode_notification
 encode_response = _core.encode_response
