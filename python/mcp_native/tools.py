@@ -391,9 +391,9 @@ class Tool:
         The whole result is checked against this protocol version's ``CallToolResult``
         definition (every content block against the definition its ``type`` names, ``_meta``,
         ``isError``, ``resultType`` from 2026-07-28 on), then ``structuredContent`` against the
-        output schema. The validator is compiled on first use and kept. ``result`` is the result dict, or raw JSON bytes/str of the result or of the whole JSON-RPC
-        response line (validated natively from the bytes). Results with ``isError: true`` are not
-        checked against the output schema. Raises :class:`ValidationError` whose ``instance_path``
+        output schema (not for results with ``isError: true``). The validator is compiled on
+        first use and kept. ``result`` is the result dict, or raw JSON bytes/str of the result or
+        of the whole JSON-RPC response line (validated natively from the bytes). Raises :class:`ValidationError` whose ``instance_path``
         is relative to what was given (e.g. ``("result", "structuredContent", "temperature")``).
         """
         if self._checker is None:
