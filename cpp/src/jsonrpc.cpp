@@ -282,6 +282,7 @@ void Decoder::release_if_big(std::size_t line_bytes) {
   if (line_bytes > kKeepBytes) {
     parser_ = simdjson::dom::parser();
     std::vector<char>(kInitialBytes + simdjson::SIMDJSON_PADDING).swap(buf_);
+    std::vector<char>().swap(placeholders_);
   }
 }
 
@@ -432,7 +433,7 @@ void Decoder::classify_line(const char* line, std::size_t n, MessageSink& sink) 
 
   RequestId rid;
   const bool id_ok = has_id && read_id(id, rid);
-  if (id_ok && !exact_ && members_[id_index].replaced) {
+  if (id_ok && !exact_ && id_index < members_.size() && members_[id_index].replaced) {
     rid.kind = RequestId::Kind::Json;  // the placeholder's type, the line's value
     rid.string_value = members_[id_index].text;
   }
