@@ -744,3 +744,18 @@ def test_method_names_repeated_and_alternating_across_feeds():
         out += d.feed(jsonrpc.encode_request(i, m))
         out += d.feed(jsonrpc.encode_notification(m))
     assert out == [x for i, m in enumerate(methods) for x in (Request(i, m, None), Notification(m, None))]
+
+
+def test_feed_leaves_the_collector_as_it_found_it():
+    import gc
+
+    line = b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[{"b":"\\ud800"}]}}\n'
+    assert gc.isenabled()
+    d = Decoder()
+    assert len(d.feed(line * 3)) == 3 and gc.isenabled()
+    gc.disable()
+    try:
+        assert len(d.feed(line) + d.feed(b"{") + d.close()) == 2
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
