@@ -640,10 +640,14 @@ wide_values = st.recursive(
         },
     ),
     st.sampled_from(jsonrpc.SUPPORTED_PROTOCOL_VERSIONS),
+    st.floats(0, 1),
 )
-def test_every_valid_line_decodes_as_the_reference_classifies_it(obj, version):
+def test_every_valid_line_decodes_as_the_reference_classifies_it(obj, version, cut):
     line = json.dumps(obj).encode()  # big floats as 1e+300 etc., lone surrogates as \udXXX
-    (got,) = decode(line + b"\n", protocol_version=version)
+    # Whole in one chunk (parsed in place), or split (gathered in the decoder's buffer).
+    at = int(cut * len(line))
+    d = Decoder(protocol_version=version)
+    (got,) = d.feed(line[:at]) + d.feed(line[at:] + b"\n") + d.close()
     expected = reference_classify(json.loads(line))
     if isinstance(expected, tuple) and expected[:1] == ("invalid",) and not hasattr(expected, "_fields"):
         check_invalid(got, INVALID_REQUEST, expected[1], version)
