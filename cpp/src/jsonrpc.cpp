@@ -266,7 +266,7 @@ void Decoder::decode_line(MessageSink& sink) {
   const std::size_t n = len_;
   // The line is consumed whatever happens next, also if the sink throws.
   len_ = 0;
-  // simdjson may read the padding; keep it free of stale bytes from a longer earlier line.
+  // A line ending after the line, as in a chunk, rather than stale bytes of an earlier line.
   std::memset(buf_.data() + n, ' ', simdjson::SIMDJSON_PADDING);
   try {
     classify_line(buf_.data(), n, sink);
@@ -367,8 +367,8 @@ void Decoder::classify_line(const char* line, std::size_t n, MessageSink& sink) 
   if (n && line[n - 1] == '\r') --n;
   if (is_blank(line, n)) return;
 
-  // simdjson reads up to SIMDJSON_PADDING bytes past the line, whatever they hold (a "\r", the
-  // next line): they must only be readable.
+  // simdjson reads up to SIMDJSON_PADDING bytes past the line: in a chunk, the line ending and
+  // whatever follows it; in the buffer, spaces.
   element root;
   exact_ = true;
   if (auto err = parser_.parse(line, n, false).get(root)) {
