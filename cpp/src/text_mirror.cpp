@@ -30,7 +30,7 @@ char* escape_bytes(const unsigned char* s, std::size_t n, char* out) {
 // either one of the 8 bytes (0-7) or the backslash placed in lane 8.
 struct ExpandTable {
   alignas(16) unsigned char shuffle[256][16];
-  unsigned char length[256];  // 8 + the number of escapes
+  unsigned char escapes[256];  // the number of bits set
 };
 
 constexpr ExpandTable make_expand_table() {
@@ -41,7 +41,7 @@ constexpr ExpandTable make_expand_table() {
       if (mask & (1u << j)) t.shuffle[mask][pos++] = 8;
       t.shuffle[mask][pos++] = static_cast<unsigned char>(j);
     }
-    t.length[mask] = static_cast<unsigned char>(pos);
+    t.escapes[mask] = static_cast<unsigned char>(pos - 8);
     for (; pos < 16; ++pos) t.shuffle[mask][pos] = 0x80;  // zero, overwritten by what follows
   }
   return t;
@@ -49,30 +49,35 @@ constexpr ExpandTable make_expand_table() {
 
 constexpr ExpandTable kExpand = make_expand_table();
 
-[[gnu::target("ssse3")]] char* escape_ssse3(const unsigned char* s, std::size_t n, char* out) {
-  const __m128i quote = _mm_set1_epi8('"');
+// Expands the 16 bytes at `s` of which the first `len` count (1 to 16) and returns the new end of
+// the output. Writes 32 bytes at `out` whatever `len` is.
+[[gnu::target("ssse3")]] inline char* expand_block(const unsigned char* s, unsigned len, char* out) {
   const __m128i backslash = _mm_set1_epi8('\\');
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-    const auto mask = static_cast<unsigned>(
-        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash))));
-    if (mask == 0) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
-      out += 16;
-      continue;
-    }
-    const unsigned lo = mask & 0xff, hi = mask >> 8;
-    const __m128i lo_src = _mm_unpacklo_epi64(v, backslash);  // bytes 0-7, then backslashes
-    const __m128i hi_src = _mm_unpackhi_epi64(v, backslash);  // bytes 8-15, then backslashes
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
-                     _mm_shuffle_epi8(lo_src, _mm_load_si128(reinterpret_cast<const __m128i*>(kExpand.shuffle[lo]))));
-    out += kExpand.length[lo];
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
-                     _mm_shuffle_epi8(hi_src, _mm_load_si128(reinterpret_cast<const __m128i*>(kExpand.shuffle[hi]))));
-    out += kExpand.length[hi];
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+  unsigned mask = static_cast<unsigned>(
+      _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, backslash))));
+  mask &= (1u << len) - 1;
+  if (len == 16 && mask == 0) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
+    return out + 16;
   }
-  return escape_bytes(s + i, n - i, out);
+  const unsigned lo = mask & 0xff, hi = mask >> 8;
+  const unsigned lo_len = len < 8 ? len : 8;
+  const __m128i lo_src = _mm_unpacklo_epi64(v, backslash);  // bytes 0-7, then backslashes
+  const __m128i hi_src = _mm_unpackhi_epi64(v, backslash);  // bytes 8-15, then backslashes
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
+                   _mm_shuffle_epi8(lo_src, _mm_load_si128(reinterpret_cast<const __m128i*>(kExpand.shuffle[lo]))));
+  out += lo_len + kExpand.escapes[lo];
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
+                   _mm_shuffle_epi8(hi_src, _mm_load_si128(reinterpret_cast<const __m128i*>(kExpand.shuffle[hi]))));
+  return out + (len - lo_len) + kExpand.escapes[hi];
+}
+
+// Reads up to 15 bytes past s + n (the caller guarantees they are readable).
+[[gnu::target("ssse3")]] char* escape_ssse3(const unsigned char* s, std::size_t n, char* out) {
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) out = expand_block(s + i, 16, out);
+  return i < n ? expand_block(s + i, static_cast<unsigned>(n - i), out) : out;
 }
 
 bool have_ssse3() {
@@ -86,9 +91,10 @@ const bool kHaveSsse3 = have_ssse3();
 
 void append_escaped_copy(JsonWriter& w, std::size_t start, std::size_t end) {
   const std::size_t n = end - start;
-  // Room for the doubled text plus 16 bytes: each 8 source bytes are stored as a whole 16-byte
-  // register, of which only the expanded bytes are kept.
-  char* const out0 = w.extend(2 * n + 16);  // may move the buffer: take the source after it
+  // Room for the doubled text plus 32 bytes: each 8 source bytes are stored as a whole 16-byte
+  // register, of which only the expanded bytes are kept. The source is read in whole 16-byte
+  // blocks, up to 15 bytes past `end`: inside the reserved room.
+  char* const out0 = w.extend(2 * n + 32);  // may move the buffer: take the source after it
   const auto* s = reinterpret_cast<const unsigned char*>(w.data() + start);
 #if MCP_NATIVE_MIRROR_SSSE3
   char* const out = kHaveSsse3 ? escape_ssse3(s, n, out0) : escape_bytes(s, n, out0);
