@@ -13,7 +13,7 @@ schemas once, and then
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from . import _core
@@ -155,6 +155,34 @@ def _result_defs(version: str) -> dict[str, Any]:
         props["structuredContent"] = obj
     result = {"type": "object", "required": ["content", "resultType"] if latest else ["content"], "properties": props}
     return {"result": result, "block": content_block, "annotations": annotations, "icon": icon, "resource": resource}
+
+
+def _result_checker(version: str, output_schema: dict[str, Any] | None) -> Any:
+    """One validator for a received result: the whole ``CallToolResult`` of ``version`` (content
+    blocks included), and unless ``isError`` is true, ``structuredContent`` against the output
+    schema. It takes either the result itself or a JSON-RPC response carrying it, so raw
+    response bytes are checked in one native pass without building Python objects."""
+    defs = _result_defs(version)
+    result = defs["result"]
+    registry = None
+    if output_schema is not None:
+        uri = output_schema.get("$id") if isinstance(output_schema.get("$id"), str) else _OUTPUT_URI
+        registry = {uri: output_schema}
+        result["if"] = {"required": ["isError"], "properties": {"isError": {"const": True}}}
+        result["else"] = {"required": ["structuredContent"], "properties": {"structuredContent": {"$ref": uri}}}
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": defs,
+        "if": {"type": "object", "required": ["jsonrpc"]},
+        "then": {"required": ["result"], "properties": {"result": {"$ref": "#/$defs/result"}}},
+        "else": {"$ref": "#/$defs/result"},
+    }
+    return _compile("output_schema", schema, registry=registry)
+
+
+@lru_cache(maxsize=None)
+def _shared_result_checker(version: str) -> Any:
+    return _result_checker(version, None)
 
 
 class Tool:
@@ -363,27 +391,11 @@ class Tool:
     # -- client side --------------------------------------------------------------------------
 
     def _compile_checker(self, output_schema: dict[str, Any] | None) -> Any:
-        """One validator for a received result: the whole ``CallToolResult`` of this protocol
-        version (content blocks included), and unless ``isError`` is true, ``structuredContent``
-        against the output schema. It takes either the result itself or a JSON-RPC response
-        carrying it, so raw response bytes are checked in one native pass without building
-        Python objects."""
-        defs = _result_defs(self.protocol_version)
-        result = defs["result"]
-        registry = None
-        if output_schema is not None:
-            uri = output_schema.get("$id") if isinstance(output_schema.get("$id"), str) else _OUTPUT_URI
-            registry = {uri: output_schema}
-            result["if"] = {"required": ["isError"], "properties": {"isError": {"const": True}}}
-            result["else"] = {"required": ["structuredContent"], "properties": {"structuredContent": {"$ref": uri}}}
-        schema = {
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$defs": defs,
-            "if": {"type": "object", "required": ["jsonrpc"]},
-            "then": {"required": ["result"], "properties": {"result": {"$ref": "#/$defs/result"}}},
-            "else": {"$ref": "#/$defs/result"},
-        }
-        return _compile("output_schema", schema, registry=registry)
+        """One validator for a received result (see :func:`_result_checker`); tools without an
+        output schema share the one of their protocol version."""
+        if output_schema is None:
+            return _shared_result_checker(self.protocol_version)
+        return _result_checker(self.protocol_version, output_schema)
 
     def check_result(self, result: Mapping[str, Any] | bytes | bytearray | memoryview | str) -> None:
         """Validate a received ``CallToolResult`` against this tool (client side).
