@@ -572,8 +572,9 @@ class TapeBuilder {
   static constexpr std::uint64_t kPayload = simdjson::internal::JSON_VALUE_MASK;
   static constexpr std::uint32_t kCountMask = simdjson::internal::JSON_COUNT_MASK;
 
-  // Builds the value at tape_[i] and moves i past it.
-  PyObject* value(std::size_t& i) {
+  // Builds the value at tape_[i] and moves i past it. Inlined into the container loops, so that
+  // only containers cost a call.
+  [[gnu::always_inline]] PyObject* value(std::size_t& i) {
     const std::uint64_t w = tape_[i];
     switch (static_cast<char>(w >> 56)) {
       case '"':
@@ -623,7 +624,7 @@ class TapeBuilder {
 
   // A container's word holds the index just past its closing word and its item count (which
   // saturates at kCountMask).
-  PyObject* list(std::size_t& i, std::uint64_t w) {
+  [[gnu::noinline]] PyObject* list(std::size_t& i, std::uint64_t w) {
     const std::size_t end = static_cast<std::uint32_t>(w) - 1;  // the closing ']'
     std::size_t n = (w >> 32) & kCountMask;
     if (n == kCountMask) n = count_items(i + 1, end);
@@ -651,7 +652,7 @@ class TapeBuilder {
     return n;
   }
 
-  PyObject* dict(std::size_t& i, std::uint64_t w) {
+  [[gnu::noinline]] PyObject* dict(std::size_t& i, std::uint64_t w) {
     const std::size_t end = static_cast<std::uint32_t>(w) - 1;  // the closing '}'
     PyObject* d = _PyDict_NewPresized(static_cast<Py_ssize_t>((w >> 32) & kCountMask));
     if (d == nullptr) return nullptr;
