@@ -472,6 +472,8 @@ PyObject* make_str(std::string_view sv) {
   const auto* s = reinterpret_cast<const unsigned char*>(sv.data());
   const std::size_t n = sv.size();
   if (is_ascii(sv.data(), n)) {
+    // One-character strings are shared singletons in CPython (as is the empty string).
+    if (n == 1) return PyUnicode_FromOrdinal(s[0]);
     PyObject* u = PyUnicode_New(static_cast<Py_ssize_t>(n), 127);
     if (u != nullptr) std::memcpy(PyUnicode_DATA(u), s, n);
     return u;
