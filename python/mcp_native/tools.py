@@ -405,8 +405,9 @@ class Tool:
         ``isError``, ``resultType`` from 2026-07-28 on), then ``structuredContent`` against the
         output schema (not for results with ``isError: true``). The validator is compiled on
         first use and kept. ``result`` is the result dict, or raw JSON bytes/str of the result or
-        of the whole JSON-RPC response line (validated natively from the bytes). Raises :class:`ValidationError` whose ``instance_path``
-        is relative to what was given (e.g. ``("result", "structuredContent", "temperature")``).
+        of the whole JSON-RPC response line (validated natively from the bytes). Raises
+        :class:`ValidationError` whose ``instance_path`` is relative to what was given (e.g.
+        ``("result", "structuredContent", "temperature")``).
         """
         if self._checker is None:
             self._checker = self._compile_checker(self.definition.get("outputSchema"))
