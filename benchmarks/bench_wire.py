@@ -9,6 +9,8 @@ Compared, on MCP-shaped payloads:
 - ``rs_orjson``: a compiled ``jsonschema_rs`` validator and two ``orjson.dumps`` (mirror, then
   the whole response).
 - ``orjson_once``: a single ``orjson.dumps(structured)``, the floor: no validation, no envelope.
+- ``mcp_native_noschema``: ``Tool.encode_response`` of a tool without output schema: the write
+  alone (envelope, one serialization, escaped mirror), to compare with that floor.
 
 Targets: mcp_native <= 1.2x orjson_once, and >= 2x faster than rs_orjson.
 Run: ``.venv/bin/python benchmarks/bench_wire.py [--quick]``.
@@ -113,10 +115,14 @@ def payloads() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
 
 def contenders(schema: dict[str, Any], structured: dict[str, Any]) -> dict[str, Callable[[], Any]]:
     tool = mcp_native.Tool("t", output_schema=schema)
+    plain = mcp_native.Tool("t")
     rs = jsonschema_rs.validator_for(schema)
 
     def ours() -> bytes:
         return tool.encode_response(1, structured)
+
+    def ours_noschema() -> bytes:
+        return plain.encode_response(1, structured)
 
     def sdk() -> bytes:
         jsonschema.validate(structured, schema)
@@ -137,11 +143,12 @@ def contenders(schema: dict[str, Any], structured: dict[str, Any]) -> dict[str, 
 
     # Same message from every contender (the floor writes only the payload).
     want = json.loads(ours())["result"]
+    assert ours_noschema() == ours()
     for fn in (sdk, rs_orjson):
         got = json.loads(fn())["result"]
         assert got["structuredContent"] == want["structuredContent"] == structured
         assert json.loads(got["content"][0]["text"]) == structured
-    return {"mcp_native": ours, "sdk": sdk, "rs_orjson": rs_orjson, "orjson_once": orjson_once}
+    return {"mcp_native": ours, "mcp_native_noschema": ours_noschema, "sdk": sdk, "rs_orjson": rs_orjson, "orjson_once": orjson_once}
 
 
 def per_call_ns(fns: dict[str, Callable[[], Any]], quick: bool) -> dict[str, float]:
@@ -173,6 +180,7 @@ def main(quick: bool) -> dict:
         row = {
             "ns": {k: round(v) for k, v in times.items()},
             "vs_orjson_once": round(ours / times["orjson_once"], 2),  # target <= 1.2
+            "noschema_vs_orjson_once": round(times["mcp_native_noschema"] / times["orjson_once"], 2),
             "speedup_vs_rs_orjson": round(times["rs_orjson"] / ours, 2),  # target >= 2
             "speedup_vs_sdk": round(times["sdk"] / ours, 1),
             "bytes": len(orjson.dumps(structured)),
@@ -181,7 +189,8 @@ def main(quick: bool) -> dict:
         print(
             f"[bench_wire] {name:12s} {row['bytes']:7d} B  mcp_native {ours / 1e3:9.2f} us  "
             f"orjson_once {times['orjson_once'] / 1e3:9.2f} us  rs_orjson {times['rs_orjson'] / 1e3:9.2f} us  "
-            f"sdk {times['sdk'] / 1e3:10.2f} us | x orjson_once {row['vs_orjson_once']:.2f} (<=1.2)  "
+            f"sdk {times['sdk'] / 1e3:10.2f} us | x orjson_once {row['vs_orjson_once']:.2f} (<=1.2; "
+            f"without schema {row['noschema_vs_orjson_once']:.2f})  "
             f"faster than rs_orjson {row['speedup_vs_rs_orjson']:.2f}x (>=2)  than sdk {row['speedup_vs_sdk']:.1f}x"
         )
     return summary

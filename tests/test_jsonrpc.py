@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import mcp_native
 from mcp_native import jsonrpc
 from mcp_native.jsonrpc import (
     INVALID_REQUEST,
@@ -523,21 +524,135 @@ def test_encoders_reject_circular_and_too_deep_values():
 @pytest.mark.parametrize(
     ("line", "says"),
     [
-        (b'{"jsonrpc":"2.0","method":"m","params":{"a":"\\ud800"}}', "surrogate"),
         (b'{"jsonrpc":"2.0","method":"m","params":{"a":"\\q"}}', "escape"),
+        (b'{"jsonrpc":"2.0","method":"m","params":{"a":"\\ud80"}}', "escape"),
         (b'{"jsonrpc":"2.0","method":"m","params":{"a":"\x01"}}', "control character"),
         (b'{"jsonrpc":"2.0","method":"m","params":{"a":"x}}', "unterminated"),
-        (b'{"jsonrpc":"2.0","method":"m","params":{"a":123456789012345678901234567890}}', "64-bit"),
-        (b'{"jsonrpc":"2.0","method":"m","params":{"a":1e400}}', "number"),
+        (b'{"jsonrpc":"2.0","method":"m","params":{"a":1e}}', "number"),
+        (b'{"jsonrpc":"2.0","method":"m","params":{"a":"\\ud800","b":01}}', "delimiter at byte 58"),
     ],
 )
-def test_what_simdjson_cannot_represent_is_a_parse_error_that_says_why(line, says):
-    """Known limitation: integers beyond 64 bits, unpaired surrogate escapes and numbers beyond
-    the double range, which Python's json accepts, are answered with -32700."""
+def test_bad_strings_and_numbers_are_parse_errors_that_say_why(line, says):
     out = decode(line + b"\n" + GOOD + b"\n")
     check_invalid(out[0], PARSE_ERROR)
     assert says in out[0].error["data"]
     assert out[1] == GOOD_MSG
+
+
+# Valid JSON that simdjson cannot represent: the lines decode as loads/json.loads read them.
+BEYOND_SIMDJSON = [
+    b'{"jsonrpc":"2.0","method":"m","params":{"a":"\\ud800"}}',
+    b'{"jsonrpc":"2.0","method":"m","params":{"a":"x\\udc00\\ud83d\\ude00\\ud83d"}}',
+    b'{"jsonrpc":"2.0","method":"m","params":{"a":123456789012345678901234567890,"b":-18446744073709551617}}',
+    b'{"jsonrpc":"2.0","method":"m","params":{"a":1e400,"b":[-1E+400,1e-400,0.5]}}',
+    b'{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"m\\udfff"}',
+    b'{"jsonrpc":"2.0" , "id" : "r\\ud800" , "method" : "tools/call" , "params" : {"n":1e999} }',
+    b'{"jsonrpc":"2.0","id":18446744073709551616,"result":{"\\ud800":2e308}}',
+    b'{"jsonrpc":"2.0","id":null,"error":{"code":-99999999999999999999,"message":"\\udbff"}}',
+    b'{"id":"\\ud800","jsonrpc":"2.0","error":{"code":1,"message":"m"},"id":"b\\udc00"}',
+]
+
+
+@pytest.mark.parametrize("line", BEYOND_SIMDJSON)
+@pytest.mark.parametrize("version", jsonrpc.SUPPORTED_PROTOCOL_VERSIONS)
+def test_valid_json_simdjson_cannot_represent_is_decoded(line, version):
+    out = decode(line + b"\n" + GOOD + b"\n", protocol_version=version)
+    assert out == [reference_classify(json.loads(line)), GOOD_MSG]
+    assert out[0] == reference_classify(mcp_native.loads(line))
+
+
+@pytest.mark.parametrize(
+    ("line", "id", "data"),
+    [
+        (b'{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":5}', 123456789012345678901234567890, "method"),
+        (b'{"jsonrpc":"2.0","id":"a\\ud800","method":"m","params":[1e400]}', "a\ud800", "params"),
+        (b'{"jsonrpc":"1.0","id":"\\udc00\\u0041","result":{}}', "\udc00A", "jsonrpc"),
+        (b'{"jsonrpc":"2.0","id":1e400,"method":"m"}', None, "not a number with a fraction"),
+        (b'{"jsonrpc":"2.0","id":-1,"result":{"a":"\\ud800"},"error":{}}', -1, "both"),
+        (b'["\\ud800"]', None, "batches"),
+        (b'"\\ud800"', None, "not a string"),
+    ],
+)
+@pytest.mark.parametrize("version", jsonrpc.SUPPORTED_PROTOCOL_VERSIONS)
+def test_invalid_messages_beyond_simdjson_answer_with_the_exact_id(line, id, data, version):
+    (got,) = decode(line + b"\n", protocol_version=version)
+    check_invalid(got, INVALID_REQUEST, id, version)
+    assert data in got.error["data"]
+    if isinstance(id, str):  # the id is written back as the peer wrote it
+        assert line.split(b'"id":')[1].split(b",")[0] in got.response
+
+
+def test_lines_too_deep_for_the_fallback_parser_are_parse_errors():
+    # Python's json nests less deeply than simdjson; such lines cannot be read exactly.
+    line = b'{"jsonrpc":"2.0","id":"x","method":"m","params":{"a":' + b"[" * 1020 + b'"\\ud800"' + b"]" * 1020 + b"}}"
+    out = decode(line + b"\n" + GOOD + b"\n")
+    check_invalid(out[0], PARSE_ERROR, "x")
+    assert out[1] == GOOD_MSG
+
+
+def _json_test_suite_lines(shared):
+    folder = shared / "json-test-suite" / "test_parsing"
+    for path in sorted(folder.glob("*.json")):
+        # Newlines are whitespace outside strings and invalid inside: as spaces, one line each.
+        doc = path.read_bytes().replace(b"\n", b" ")
+        if doc.strip(b" \t\r"):  # a blank line is skipped, not a message
+            yield path.name, doc
+
+
+def test_the_decoder_agrees_with_loads_on_the_json_test_suite(shared):
+    """A line is a parse error exactly when loads rejects it, and otherwise decodes as the
+    envelope rules classify what loads returns."""
+    checked = 0
+    for name, doc in _json_test_suite_lines(shared):
+        (got,) = decode(doc + b"\n")
+        try:
+            value = mcp_native.loads(doc)
+        except mcp_native.JSONDecodeError:
+            assert isinstance(got, Invalid) and got.code == PARSE_ERROR, name
+            continue
+        expected = reference_classify(value)
+        if isinstance(expected, tuple) and expected[:1] == ("invalid",) and not hasattr(expected, "_fields"):
+            check_invalid(got, INVALID_REQUEST, expected[1])
+        else:
+            assert got == expected, name
+        checked += 1
+    assert checked > 90
+
+
+# Every JSON value, including what simdjson cannot represent (sent as ensure_ascii JSON).
+wide_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
+wide_values = st.recursive(
+    wide_scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=20
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "jsonrpc": st.sampled_from(["2.0", "2.0", "\ud800"]),
+            "id": st.integers() | st.text(max_size=5) | st.none() | st.floats(allow_nan=False, allow_infinity=False),
+            "method": st.text(max_size=5) | wide_scalars,
+            "params": st.dictionaries(st.text(max_size=5), wide_values, max_size=4) | wide_values,
+            "result": st.dictionaries(st.text(max_size=5), wide_values, max_size=4) | wide_values,
+            "error": st.fixed_dictionaries({"code": st.integers(), "message": st.text(max_size=5)}) | wide_values,
+        },
+    ),
+    st.sampled_from(jsonrpc.SUPPORTED_PROTOCOL_VERSIONS),
+    st.floats(0, 1),
+)
+def test_every_valid_line_decodes_as_the_reference_classifies_it(obj, version, cut):
+    line = json.dumps(obj).encode()  # big floats as 1e+300 etc., lone surrogates as \udXXX
+    # Whole in one chunk (parsed in place), or split (gathered in the decoder's buffer).
+    at = int(cut * len(line))
+    d = Decoder(protocol_version=version)
+    (got,) = d.feed(line[:at]) + d.feed(line[at:] + b"\n") + d.close()
+    expected = reference_classify(json.loads(line))
+    if isinstance(expected, tuple) and expected[:1] == ("invalid",) and not hasattr(expected, "_fields"):
+        check_invalid(got, INVALID_REQUEST, expected[1], version)
+    else:
+        assert got == expected
 
 
 # --- differential test of the envelope rules against a reference written in Python -------------
@@ -633,3 +748,18 @@ def test_method_names_repeated_and_alternating_across_feeds():
         out += d.feed(jsonrpc.encode_request(i, m))
         out += d.feed(jsonrpc.encode_notification(m))
     assert out == [x for i, m in enumerate(methods) for x in (Request(i, m, None), Notification(m, None))]
+
+
+def test_feed_leaves_the_collector_as_it_found_it():
+    import gc
+
+    line = b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[{"b":"\\ud800"}]}}\n'
+    assert gc.isenabled()
+    d = Decoder()
+    assert len(d.feed(line * 3)) == 3 and gc.isenabled()
+    gc.disable()
+    try:
+        assert len(d.feed(line) + d.feed(b"{") + d.close()) == 2
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

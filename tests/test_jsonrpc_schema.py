@@ -102,6 +102,39 @@ def test_invalid_error_responses_2025_06_18(shared):
             assert found == [], item
 
 
+@pytest.mark.parametrize("version", VERSIONS)
+def test_error_responses_to_an_unknown_id_per_version(shared, version):
+    """What each schema says of an error response without a usable id, and what encode_error
+    writes for it: left out from 2025-11-25 on (the default), null for 2025-06-18."""
+    absent = b'{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}\n'
+    null = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}\n'
+    line = jsonrpc.encode_error(None, jsonrpc.PARSE_ERROR, "Parse error", protocol_version=version)
+    if version == "2025-06-18":
+        # Neither form conforms: the id is required and must be a string or an integer.
+        assert errors(shared, version, ERROR_DEF[version], absent) == [": 'id' is a required property"]
+        assert errors(shared, version, ERROR_DEF[version], null) == ["id: None is not of type 'string', 'integer'"]
+        assert line == null  # JSON-RPC 2.0's rule
+    else:
+        assert errors(shared, version, ERROR_DEF[version], absent) == []
+        assert errors(shared, version, ERROR_DEF[version], null) != []
+        assert line == absent
+    # The Decoder answers unreadable lines the same way.
+    (item,) = Decoder(protocol_version=version).feed(b"{\n")
+    assert (b'"id":null' in item.response) == (version == "2025-06-18")
+    # A known id is written whatever the version.
+    assert errors(shared, version, ERROR_DEF[version], jsonrpc.encode_error(3, -32601, "m", protocol_version=version)) == []
+
+
+def test_encode_error_defaults_to_leaving_an_unknown_id_out():
+    assert jsonrpc.encode_error(None, -32700, "Parse error") == jsonrpc.encode_error(
+        None, -32700, "Parse error", protocol_version="2025-11-25"
+    )
+    with pytest.raises(ValueError, match="2024-11-05"):
+        jsonrpc.encode_error(None, -32700, "m", protocol_version="2024-11-05")
+    with pytest.raises(TypeError, match="protocol_version"):
+        jsonrpc.encode_error(None, -32700, "m", protocol_version=None)
+
+
 # Each error definition of the schemas whose code is a constant, and our name for it.
 ERROR_CONSTANTS = {
     "ParseError": "PARSE_ERROR",

@@ -400,3 +400,133 @@ def test_check_result_agrees_with_reference(structured, is_error):
         except ValidationError:
             ok = False
         assert ok == expected
+
+
+# -- client side: the whole CallToolResult against the official definition ------------------------
+
+ROLE_OK = {"audience": ["user"], "priority": 0.5, "lastModified": "2025-01-12T15:00:58Z"}
+BLOCK_FIELDS = {
+    "type": ["text", "image", "audio", "resource_link", "resource", "video", 5],
+    "text": ["hi", 5],
+    "data": ["AAAA", 1],
+    "mimeType": ["image/png", None],
+    "uri": ["file:///x", 3],
+    "name": ["n", None],
+    "title": ["T", 1],
+    "size": [1, 1.5, "1"],
+    "resource": [
+        {"uri": "file:///x", "text": "t"},
+        {"uri": "file:///x", "blob": "AAAA", "mimeType": "a/b", "_meta": {}},
+        {"uri": "file:///x"},
+        {"uri": "file:///x", "text": "t", "blob": 5},
+        {"text": "t"},
+        {"uri": "file:///x", "text": "t", "_meta": []},
+        5,
+    ],
+    "annotations": [ROLE_OK, {"priority": 2}, {"audience": ["robot"]}, {"lastModified": 1}, []],
+    "_meta": [{}, {"k": [1]}, []],
+    "icons": [[{"src": "https://x/i.png", "sizes": ["48x48"], "theme": "dark"}], [{}], [{"src": "x", "theme": "blue"}], 5],
+}
+RESULT_FIELDS = {
+    "isError": [True, False, "yes"],
+    "structuredContent": [{}, {"a": 1}, [1], 5],
+    "_meta": [
+        {},
+        {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1", "icons": [{"src": "x"}]}},
+        {"io.modelcontextprotocol/serverInfo": {"name": "s"}},
+        {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1", "icons": [{}]}},
+        [],
+    ],
+    "resultType": ["complete", 5],
+    "extra": [1],
+}
+
+
+@st.composite
+def near_miss_results(draw, version: str) -> dict:
+    """Valid results of the version's builders, then (mostly) one to three fields of the result or
+    of its blocks set to values that may or may not be allowed there."""
+    from test_content import all_blocks
+
+    valid = all_blocks(version)
+    content = draw(st.lists(st.sampled_from(valid), max_size=3))
+    for _ in range(draw(st.integers(0, 2))):
+        if content and draw(st.booleans()):
+            i = draw(st.integers(0, len(content) - 1))
+            field = draw(st.sampled_from(sorted(BLOCK_FIELDS)))
+            block = content[i]
+            if isinstance(block, dict) and draw(st.integers(0, 4)) == 0:
+                content[i] = {k: v for k, v in block.items() if k != field}  # a field left out
+            elif isinstance(block, dict):
+                content[i] = {**block, field: draw(st.sampled_from(BLOCK_FIELDS[field]))}
+        else:
+            content.append(draw(st.sampled_from([5, None, [], {}, {"type": "text"}])))
+    result: dict = {"content": content}
+    if version == "2026-07-28":
+        result["resultType"] = "complete"
+    for _ in range(draw(st.integers(0, 2))):
+        field = draw(st.sampled_from([*sorted(RESULT_FIELDS), "content"]))
+        if draw(st.integers(0, 3)) == 0:
+            result.pop(field, None)
+        elif field == "content":
+            result["content"] = draw(st.sampled_from(["x", {}, None]))
+        else:
+            result[field] = draw(st.sampled_from(RESULT_FIELDS[field]))
+    return result
+
+
+def check_result_accepts(tool: Tool, result: object) -> bool:
+    try:
+        tool.check_result(result)  # type: ignore[arg-type]
+    except ValidationError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_check_result_accepts_every_valid_block_and_the_builders_results(shared, version):
+    from test_content import all_blocks
+
+    t = Tool("t", protocol_version=version)
+    result = t.result(content=all_blocks(version), meta={"k": 1})
+    assert_conforms(shared, version, "CallToolResult", result)
+    t.check_result(result)
+    t.check_result(t.encode_response(3, {"a": [1]}))
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_check_result_agrees_with_the_official_definition(shared, version, data):
+    """check_result on a result dict, without an output schema, accepts exactly what the
+    version's official CallToolResult accepts (python-jsonschema on the schema.json)."""
+    from test_content import spec_checkers
+
+    result = data.draw(near_miss_results(version))
+    reference, _ = spec_checkers(shared, version, "CallToolResult")
+    t = Tool("t", protocol_version=version)
+    expected = reference.is_valid(result)
+    assert check_result_accepts(t, result) == expected
+    assert check_result_accepts(t, json.dumps(result).encode()) == expected
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_check_result_names_the_wrong_field_of_a_content_block(version):
+    t = weather(version)
+    good = t.result(WEATHER)
+    cases = [
+        ({"type": "text"}, ("content", 1), "text"),
+        ({"type": "text", "text": 5}, ("content", 1, "text"), "string"),
+        ({"type": "image", "data": "AAAA"}, ("content", 1), "mimeType"),
+        ({"type": "video"}, ("content", 1, "type"), "video"),
+        ({"type": "text", "text": "x", "annotations": {"priority": 3}}, ("content", 1, "annotations", "priority"), "3"),
+        ({"type": "resource_link", "uri": "file:///a", "name": "a", "size": 1.5}, ("content", 1, "size"), "integer"),
+    ]
+    for block, path, says in cases:
+        bad = dict(good, content=[*good["content"], block])
+        with pytest.raises(ValidationError, match=says) as info:
+            t.check_result(bad)
+        assert info.value.instance_path == path, (block, info.value)
+        with pytest.raises(ValidationError) as info:
+            t.check_result(json.dumps({"jsonrpc": "2.0", "id": 1, "result": bad}))
+        assert info.value.instance_path == ("result", *path)

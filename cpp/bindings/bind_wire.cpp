@@ -35,6 +35,7 @@ PyObject* id_to_py(const rpc::RequestId& id) {
     case rpc::RequestId::Kind::UInt: return PyLong_FromUnsignedLongLong(id.uint_value);
     case rpc::RequestId::Kind::String:
       return PyUnicode_FromStringAndSize(id.string_value.data(), static_cast<Py_ssize_t>(id.string_value.size()));
+    case rpc::RequestId::Kind::Json: return parse_to_py(id.string_value);
     case rpc::RequestId::Kind::Absent: Py_RETURN_NONE;
   }
   Py_RETURN_NONE;
@@ -79,7 +80,73 @@ class CachedText {
   py::object value_;
 };
 
-PyObject* message_to_py(const rpc::Message& m, CachedText& methods) {
+PyObject* invalid_to_py(const rpc::Message& m) {
+  return make_tuple(
+      g_types.invalid, [&] { return id_to_py(m.id); },
+      [&] {
+        return Py_BuildValue("{s:i,s:s#,s:s#}", "code", m.error_code, "message", m.error_message.data(),
+                             static_cast<Py_ssize_t>(m.error_message.size()), "data", m.error_detail.data(),
+                             static_cast<Py_ssize_t>(m.error_detail.size()));
+      },
+      [&] { return PyBytes_FromStringAndSize(m.response.data(), static_cast<Py_ssize_t>(m.response.size())); });
+}
+
+// A message whose line holds values simdjson cannot represent (Message::exact is false): its
+// fields come from the whole line parsed as loads parses it. Should that parse fail (Python's
+// json nests less deeply than simdjson), the line becomes a parse error.
+PyObject* inexact_message_to_py(const rpc::Message& m, rpc::ProtocolVersion version) {
+  PyObject* obj = parse_to_py(m.line);
+  if (obj == nullptr) {
+    if (!PyErr_ExceptionMatches(PyExc_ValueError)) return nullptr;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject* text = value ? PyObject_Str(value) : nullptr;
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    if (text == nullptr) return nullptr;
+    Py_ssize_t len = 0;
+    const char* detail = PyUnicode_AsUTF8AndSize(text, &len);
+    if (detail == nullptr) {
+      Py_DECREF(text);
+      return nullptr;
+    }
+    std::string response;
+    rpc::write_error_response(response, version, m.id, rpc::kParseError, "Parse error", {detail, static_cast<std::size_t>(len)});
+    rpc::Message bad;
+    bad.kind = rpc::MessageKind::Invalid;
+    bad.id = m.id;
+    bad.error_code = rpc::kParseError;
+    bad.error_message = "Parse error";
+    bad.error_detail = {detail, static_cast<std::size_t>(len)};
+    bad.response = response;
+    PyObject* r = invalid_to_py(bad);
+    Py_DECREF(text);
+    return r;
+  }
+  // The classification saw an object with these members.
+  auto member = [&](const char* key) {
+    PyObject* v = PyDict_GetItemString(obj, key);
+    if (v == nullptr) PyErr_Format(PyExc_SystemError, "decoded message lost its \"%s\"", key);
+    return Py_XNewRef(v);
+  };
+  auto id = [&] { return m.id.kind == rpc::RequestId::Kind::Absent ? Py_NewRef(Py_None) : member("id"); };
+  auto method = [&] { return member("method"); };
+  auto body = [&](const char* key) { return [&m, &member, key] { return m.has_body ? member(key) : Py_NewRef(Py_None); }; };
+  PyObject* r = nullptr;
+  switch (m.kind) {
+    case rpc::MessageKind::Request: r = make_tuple(g_types.request, id, method, body("params")); break;
+    case rpc::MessageKind::Notification: r = make_tuple(g_types.notification, method, body("params")); break;
+    case rpc::MessageKind::Response: r = make_tuple(g_types.response, id, body("result")); break;
+    case rpc::MessageKind::ErrorResponse: r = make_tuple(g_types.error_response, id, body("error")); break;
+    case rpc::MessageKind::Invalid: r = invalid_to_py(m); break;
+  }
+  Py_DECREF(obj);
+  return r;
+}
+
+PyObject* message_to_py(const rpc::Message& m, CachedText& methods, rpc::ProtocolVersion version) {
+  if (!m.exact) return inexact_message_to_py(m, version);
   auto id = [&] { return id_to_py(m.id); };
   // A stream repeats a few method names: the last one is reused instead of decoded again.
   auto method = [&] { return methods.get(m.method, false); };
@@ -89,15 +156,7 @@ PyObject* message_to_py(const rpc::Message& m, CachedText& methods) {
     case rpc::MessageKind::Notification: return make_tuple(g_types.notification, method, body);
     case rpc::MessageKind::Response: return make_tuple(g_types.response, id, body);
     case rpc::MessageKind::ErrorResponse: return make_tuple(g_types.error_response, id, body);
-    case rpc::MessageKind::Invalid:
-      return make_tuple(
-          g_types.invalid, id,
-          [&] {
-            return Py_BuildValue("{s:i,s:s#,s:s#}", "code", m.error_code, "message", m.error_message.data(),
-                                 static_cast<Py_ssize_t>(m.error_message.size()), "data", m.error_detail.data(),
-                                 static_cast<Py_ssize_t>(m.error_detail.size()));
-          },
-          [&] { return PyBytes_FromStringAndSize(m.response.data(), static_cast<Py_ssize_t>(m.response.size())); });
+    case rpc::MessageKind::Invalid: return invalid_to_py(m);
   }
   PyErr_SetString(PyExc_SystemError, "unknown message kind");
   return nullptr;
@@ -106,12 +165,12 @@ PyObject* message_to_py(const rpc::Message& m, CachedText& methods) {
 // Collects decoded messages into a Python list.
 class ListSink final : public rpc::MessageSink {
  public:
-  explicit ListSink(CachedText& methods)
-      : list_(py::reinterpret_steal<py::object>(PyList_New(0))), methods_(methods) {
+  ListSink(CachedText& methods, rpc::ProtocolVersion version)
+      : list_(py::reinterpret_steal<py::object>(PyList_New(0))), methods_(methods), version_(version) {
     if (!list_) throw py::error_already_set();
   }
   void on_message(const rpc::Message& m) override {
-    PyObject* obj = message_to_py(m, methods_);
+    PyObject* obj = message_to_py(m, methods_, version_);
     if (!obj) throw py::error_already_set();
     const int rc = PyList_Append(list_.ptr(), obj);
     Py_DECREF(obj);
@@ -122,6 +181,23 @@ class ListSink final : public rpc::MessageSink {
  private:
   py::object list_;
   CachedText& methods_;
+  rpc::ProtocolVersion version_;
+};
+
+// Pauses the cyclic GC while a chunk's messages are built. They cannot form cycles, yet every
+// container allocated counts towards a collection that would walk the messages built so far,
+// again and again as they age: one collection runs after the chunk instead.
+class GcPause {
+ public:
+  GcPause() : was_enabled_(PyGC_Disable()) {}
+  ~GcPause() {
+    if (was_enabled_) PyGC_Enable();
+  }
+  GcPause(const GcPause&) = delete;
+  GcPause& operator=(const GcPause&) = delete;
+
+ private:
+  int was_enabled_;
 };
 
 // The bytes of a bytes-like argument (str is refused: the streams are bytes), held while alive.
@@ -151,13 +227,15 @@ class PyDecoder {
   py::list feed(py::handle chunk) {
     if (!g_types.request) throw py::type_error("mcp_native.jsonrpc is not initialised");
     BytesArg bytes(chunk.ptr(), "the chunk given to feed()");
-    ListSink sink(methods_);
+    ListSink sink(methods_, decoder_.version());
+    GcPause pause;
     decoder_.feed(bytes.view(), sink);
     return sink.take();
   }
 
   py::list close() {
-    ListSink sink(methods_);
+    ListSink sink(methods_, decoder_.version());
+    GcPause pause;
     decoder_.close(sink);
     return sink.take();
   }
@@ -387,9 +465,22 @@ PyObject* encode_response(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
   });
 }
 
+// UTF-8 of a str argument; a lone surrogate raises UnicodeEncodeError (a ValueError).
+bool utf8_of(PyObject* o, const char* field, std::string_view& out) {
+  if (!check_str(o, field)) return false;
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_AsUTF8AndSize(o, &n);
+  if (!p) {
+    name_the_field(field);
+    return false;
+  }
+  out = std::string_view(p, static_cast<std::size_t>(n));
+  return true;
+}
+
 PyObject* encode_error(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  static const char* const names[] = {"id", "code", "message", "data"};
-  PyObject* a[4];
+  static const char* const names[] = {"id", "code", "message", "data", "protocol_version"};
+  PyObject* a[5];
   if (!bind_args("encode_error", args, nargs, kwnames, names, 3, a)) return nullptr;
   PyObject *id = a[0], *code = a[1], *message = a[2], *data = a[3] ? a[3] : Py_None;
   if (!PyLong_Check(code) || PyBool_Check(code)) {
@@ -397,13 +488,30 @@ PyObject* encode_error(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     return nullptr;
   }
   if (!check_str(message, "message")) return nullptr;
+  // How an unknown id (None) is written. 2025-06-18's schema requires a string or integer id
+  // on every error response, which an answer to an unreadable request cannot have: it gets
+  // "id": null, as JSON-RPC 2.0 prescribes. Later schemas make the id optional and never null:
+  // it is left out.
+  bool null_id = false;
+  if (a[4] != nullptr) {
+    std::string_view name;
+    if (!utf8_of(a[4], "protocol_version", name)) return nullptr;
+    const auto version = rpc::parse_protocol_version(name);
+    if (!version) {
+      PyErr_Format(PyExc_ValueError,
+                   "protocol_version %R is not supported; use one of '2025-06-18', '2025-11-25', '2026-07-28'", a[4]);
+      return nullptr;
+    }
+    null_id = *version == rpc::ProtocolVersion::v2025_06_18;
+  }
   return encode_line([&](JsonWriter& w) {
     w.append(R"({"jsonrpc":"2.0",)");
-    // An unknown id is left out: the MCP schemas (2025-11-25 on) allow no null id.
     if (id != Py_None) {
       w.append(R"("id":)");
       if (!write_id(w, id)) return false;
       w.put(',');
+    } else if (null_id) {
+      w.append(R"("id":null,)");
     }
     w.append(R"("error":{"code":)");
     if (!write_json(w, code, "code")) return false;
@@ -416,20 +524,6 @@ PyObject* encode_error(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     w.append("}}");
     return true;
   });
-}
-
-
-// UTF-8 of a str argument; a lone surrogate raises UnicodeEncodeError (a ValueError).
-bool utf8_of(PyObject* o, const char* field, std::string_view& out) {
-  if (!check_str(o, field)) return false;
-  Py_ssize_t n = 0;
-  const char* p = PyUnicode_AsUTF8AndSize(o, &n);
-  if (!p) {
-    name_the_field(field);
-    return false;
-  }
-  out = std::string_view(p, static_cast<std::size_t>(n));
-  return true;
 }
 
 std::string* g_event_buf;  // reused between calls (encode_event runs no Python code meanwhile)
@@ -510,9 +604,10 @@ PyMethodDef wire_methods[] = {
      "encode_response($module, id, result)\n--\n\n"
      "The JSON-RPC success response line (compact JSON and one newline) as bytes."},
     {"encode_error", fastcall(encode_error), METH_FASTCALL | METH_KEYWORDS,
-     "encode_error($module, id, code, message, data=None)\n--\n\n"
-     "The JSON-RPC error response line (compact JSON and one newline) as bytes;\n"
-     "id None (unknown) leaves the id out, data None leaves data out."},
+     "encode_error($module, id, code, message, data=None, protocol_version='2025-11-25')\n--\n\n"
+     "The JSON-RPC error response line (compact JSON and one newline) as bytes; data None\n"
+     "leaves data out. An unknown id (None) is left out, as the schemas of 2025-11-25 and\n"
+     "later want; for protocol_version '2025-06-18' it is written as null (JSON-RPC 2.0)."},
     {"sse_encode_event", fastcall(encode_event), METH_FASTCALL | METH_KEYWORDS,
      "sse_encode_event($module, data, *, event='message', id=None, retry=None)\n--\n\n"
      "One Server-Sent Event as bytes: event, id, retry, one data line per line of data, blank line."},

@@ -4,6 +4,7 @@
 #include <Python.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct PyView {
   using Value = PyObject*;
   struct Env {
     const std::vector<PyObject*>* keys;  ///< interned str for each Program::keys entry
+    /// Decimal text of the integers beyond 64 bits met in the call (their Nums refer to it).
+    mutable std::vector<std::unique_ptr<std::string>> big_ints = {};
   };
   static constexpr bool kFastLookup = true;
   static constexpr bool kUtf8Strings = false;  // str_len is the str's length
@@ -54,7 +57,7 @@ struct PyView {
     return Kind::Number;
   }
   static bool boolean(PyObject* o) { return o == Py_True; }
-  static Num num(const Env&, PyObject* o) {
+  static Num num(const Env& e, PyObject* o) {
     Num n;
     if (Py_TYPE(o) == &PyLong_Type && small_int(o, n.i)) return n;  // k is I already
     if (PyFloat_Check(o)) {
@@ -78,15 +81,7 @@ struct PyView {
       }
       PyErr_Clear();
     }
-    if (wide(o, n)) return n;
-    n.k = Num::F;
-    n.big = true;
-    n.d = PyLong_AsDouble(o);
-    if (PyErr_Occurred()) {  // beyond the double range
-      PyErr_Clear();
-      n.d = overflow > 0 ? HUGE_VAL : -HUGE_VAL;
-    }
-    return n;
+    return exact_int(e, o);
   }
   // Ints of at most one internal digit, read in place (the common case; a call otherwise).
   [[gnu::always_inline]] static bool small_int(PyObject* o, int64_t& out) {
@@ -101,18 +96,18 @@ struct PyView {
     return true;
 #endif
   }
-  // Integers that fit 128 bits, exactly (rare: only beyond 64 bits).
-  static bool wide(PyObject* o, Num& n) {
+  // Integers beyond 64 bits, exactly, from their decimal text (rare).
+  static Num exact_int(const Env& e, PyObject* o) {
     PyObject* text = PyObject_Str(o);
-    if (!text) {
+    if (!text) {  // beyond sys.get_int_max_str_digits()
       PyErr_Clear();
-      return false;
+      throw InstanceError("integer with more digits than sys.get_int_max_str_digits() allows", false);
     }
     Py_ssize_t len;
     const char* s = PyUnicode_AsUTF8AndSize(text, &len);
-    n = schema::num_of_decimal(std::string(s, (size_t)len));
+    e.big_ints.push_back(std::make_unique<std::string>(s, (size_t)len));
     Py_DECREF(text);
-    return n.k == Num::L;
+    return schema::num_of_decimal(*e.big_ints.back());
   }
   static std::string_view str(const Env&, PyObject* o) {
     if (PyUnicode_IS_COMPACT_ASCII(o))  // the text is stored right after the header

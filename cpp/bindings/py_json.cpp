@@ -388,25 +388,108 @@ class Dumper {
 // ---------------------------------------------------------------------------------------------
 // loads: build Python objects from the simdjson DOM.
 
+template <class T>
+T load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Whether n bytes are all ASCII: 8 bytes at a time, the tail by overlapping loads rather than a
+// byte loop (most keys and many values are short).
 bool is_ascii(const char* s, std::size_t n) {
-  std::size_t i = 0;
   std::uint64_t acc = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, s + i, 8);
-    acc |= w;
+  if (n >= 8) {
+    for (std::size_t i = 0; i + 8 < n; i += 8) acc |= load<std::uint64_t>(s + i);
+    acc |= load<std::uint64_t>(s + n - 8);
+  } else if (n >= 4) {
+    acc = load<std::uint32_t>(s) | load<std::uint32_t>(s + n - 4);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) acc |= static_cast<unsigned char>(s[i]);
   }
-  for (; i < n; ++i) acc |= static_cast<unsigned char>(s[i]);
   return (acc & 0x8080808080808080ULL) == 0;
 }
 
-PyObject* make_str(std::string_view s) {
-  if (is_ascii(s.data(), s.size())) {
-    PyObject* u = PyUnicode_New(static_cast<Py_ssize_t>(s.size()), 127);
-    if (u != nullptr) std::memcpy(PyUnicode_DATA(u), s.data(), s.size());
+// Decodes n bytes of valid UTF-8 into dst, one element per code point (Char: Py_UCS1, Py_UCS2
+// or Py_UCS4). A plain loop: on mixed text (runs of ASCII, accents, CJK, emoji) it measured
+// faster than widening 8 or 16 ASCII bytes at a time, whose benefit the branches between the
+// two paths ate.
+template <class Char>
+void decode_utf8(const unsigned char* s, std::size_t n, Char* dst) {
+  const unsigned char* const end = s + n;
+  while (s < end) {
+    const unsigned c = *s;
+    if (c < 0x80) {
+      *dst++ = static_cast<Char>(c);
+      s += 1;
+    } else if (c < 0xE0) {
+      *dst++ = static_cast<Char>(((c & 0x1F) << 6) | (s[1] & 0x3F));
+      s += 2;
+    } else if (c < 0xF0) {
+      *dst++ = static_cast<Char>(((c & 0x0F) << 12) | ((s[1] & 0x3F) << 6) | (s[2] & 0x3F));
+      s += 3;
+    } else {
+      *dst++ = static_cast<Char>(((c & 0x07) << 18) | ((s[1] & 0x3F) << 12) | ((s[2] & 0x3F) << 6) |
+                                 (s[3] & 0x3F));
+      s += 4;
+    }
+  }
+}
+
+// Counts the code points of valid UTF-8 (the bytes that are not continuation bytes,
+// 10xxxxxx) and returns the largest byte in *top.
+std::size_t count_utf8(const unsigned char* s, std::size_t n, unsigned char* top) {
+  std::size_t continuation = 0, i = 0;
+  unsigned char t = 0;
+#if defined(__SSE2__)
+  const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi8(1), cont_below = _mm_set1_epi8(-0x40);
+  __m128i sums = zero, tops = zero;
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    // As signed bytes, continuation bytes are exactly those below -0x40 (0xC0).
+    const __m128i cont = _mm_and_si128(_mm_cmplt_epi8(v, cont_below), one);
+    sums = _mm_add_epi64(sums, _mm_sad_epu8(cont, zero));
+    tops = _mm_max_epu8(tops, v);
+  }
+  continuation = static_cast<std::size_t>(_mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
+  alignas(16) unsigned char lanes[16];
+  _mm_store_si128(reinterpret_cast<__m128i*>(lanes), tops);
+  for (unsigned char x : lanes) t = x > t ? x : t;
+#endif
+  for (; i < n; ++i) {
+    continuation += (s[i] & 0xC0) == 0x80;
+    t = s[i] > t ? s[i] : t;
+  }
+  *top = t;
+  return n - continuation;
+}
+
+// A str from UTF-8 that simdjson has validated (its strings always are, \u escapes included),
+// built in the narrowest kind directly: one pass counts the code points and finds the widest
+// lead byte, a second decodes. PyUnicode_DecodeUTF8 would validate again and widen its buffer
+// each time it meets a wider character.
+PyObject* make_str(std::string_view sv) {
+  const auto* s = reinterpret_cast<const unsigned char*>(sv.data());
+  const std::size_t n = sv.size();
+  if (is_ascii(sv.data(), n)) {
+    // One-character strings are shared singletons in CPython (as is the empty string).
+    if (n == 1) return PyUnicode_FromOrdinal(s[0]);
+    PyObject* u = PyUnicode_New(static_cast<Py_ssize_t>(n), 127);
+    if (u != nullptr) std::memcpy(PyUnicode_DATA(u), s, n);
     return u;
   }
-  return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "strict");
+  unsigned char top;
+  const std::size_t count = count_utf8(s, n, &top);
+  // Lead bytes from 0xC4 start code points above U+00FF, from 0xF0 above U+FFFF.
+  const Py_UCS4 maxchar = top >= 0xF0 ? 0x10FFFF : top >= 0xC4 ? 0xFFFF : 0xFF;
+  PyObject* u = PyUnicode_New(static_cast<Py_ssize_t>(count), maxchar);
+  if (u == nullptr) return nullptr;
+  switch (PyUnicode_KIND(u)) {
+    case PyUnicode_1BYTE_KIND: decode_utf8(s, n, PyUnicode_1BYTE_DATA(u)); break;
+    case PyUnicode_2BYTE_KIND: decode_utf8(s, n, PyUnicode_2BYTE_DATA(u)); break;
+    default: decode_utf8(s, n, PyUnicode_4BYTE_DATA(u)); break;
+  }
+  return u;
 }
 
 // Object keys repeat across a document and across documents: short ASCII keys are kept in a
@@ -415,29 +498,41 @@ constexpr std::size_t kKeyCacheSize = 1024;
 constexpr std::size_t kMaxCachedKey = 64;
 PyObject* g_key_cache[kKeyCacheSize];
 
+// The slot of a key, from its length and its first and last bytes (read by overlapping loads of
+// a fixed size: a memcpy of n bytes into a word is a call and a stalled reload).
 std::size_t key_slot(std::string_view s) {
-  std::uint64_t a = 0, b = 0;
+  const char* p = s.data();
   const std::size_t n = s.size();
+  std::uint64_t a = 0, b = 0;
   if (n >= 8) {
-    std::memcpy(&a, s.data(), 8);
-    std::memcpy(&b, s.data() + n - 8, 8);
-  } else {
-    std::memcpy(&a, s.data(), n);
+    a = load<std::uint64_t>(p);
+    b = load<std::uint64_t>(p + n - 8);
+  } else if (n >= 4) {
+    a = load<std::uint32_t>(p);
+    b = load<std::uint32_t>(p + n - 4);
+  } else if (n > 0) {  // bytes 0, n/2 and n-1 cover all of 1 to 3 bytes
+    a = static_cast<unsigned char>(p[0]) | static_cast<unsigned char>(p[n / 2]) << 8;
+    b = static_cast<unsigned char>(p[n - 1]);
   }
   const std::uint64_t h = (a * 0x9E3779B97F4A7C15ULL) ^ (b * 0xC2B2AE3D27D4EB4FULL) ^ n;
   return static_cast<std::size_t>((h ^ (h >> 29)) * 0xBF58476D1CE4E5B9ULL >> 54) % kKeyCacheSize;
 }
 
-// Short keys compare faster inline, 8 bytes at a time, than through a call to memcmp.
+// Whether n bytes at a and b are equal; short keys compare faster inline, by overlapping word
+// loads, than through a call to memcmp.
 bool same_bytes(const char* a, const char* b, std::size_t n) {
-  for (; n >= 8; a += 8, b += 8, n -= 8) {
-    std::uint64_t x, y;
-    std::memcpy(&x, a, 8);
-    std::memcpy(&y, b, 8);
-    if (x != y) return false;
+  if (n >= 8) {
+    for (std::size_t i = 0; i + 8 < n; i += 8) {
+      if (load<std::uint64_t>(a + i) != load<std::uint64_t>(b + i)) return false;
+    }
+    return load<std::uint64_t>(a + n - 8) == load<std::uint64_t>(b + n - 8);
   }
-  for (; n > 0; --n) {
-    if (*a++ != *b++) return false;
+  if (n >= 4) {
+    return load<std::uint32_t>(a) == load<std::uint32_t>(b) &&
+           load<std::uint32_t>(a + n - 4) == load<std::uint32_t>(b + n - 4);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
   }
   return true;
 }
@@ -460,6 +555,134 @@ PyObject* make_key(std::string_view s) {
   Py_INCREF(u);
   return u;
 }
+
+// Builds the Python value of a whole parsed document straight from its tape (the layout that
+// simdjson documents in doc/tape.md: a 64-bit word per value, its type in the top byte):
+// one switch per value, without the element and iterator objects of the DOM API.
+class TapeBuilder {
+ public:
+  explicit TapeBuilder(const simdjson::dom::document& doc)
+      : tape_(doc.tape.get()), strings_(doc.string_buf.get()) {}
+
+  // The root value (tape word 0 is the root marker).
+  PyObject* root() {
+    std::size_t i = 1;
+    return value(i);
+  }
+
+ private:
+  static constexpr std::uint64_t kPayload = simdjson::internal::JSON_VALUE_MASK;
+  static constexpr std::uint32_t kCountMask = simdjson::internal::JSON_COUNT_MASK;
+
+  // Builds the value at tape_[i] and moves i past it. Inlined into the container loops, so that
+  // only containers cost a call.
+  [[gnu::always_inline]] PyObject* value(std::size_t& i) {
+    const std::uint64_t w = tape_[i];
+    switch (static_cast<char>(w >> 56)) {
+      case '"':
+        ++i;
+        return make_str(string(w));
+      case 'l': {
+        const auto v = static_cast<std::int64_t>(tape_[i + 1]);
+        i += 2;
+        return PyLong_FromLongLong(v);
+      }
+      case 'u': {
+        const std::uint64_t v = tape_[i + 1];
+        i += 2;
+        return PyLong_FromUnsignedLongLong(v);
+      }
+      case 'd': {
+        double v;
+        std::memcpy(&v, &tape_[i + 1], sizeof v);
+        i += 2;
+        return PyFloat_FromDouble(v);
+      }
+      case 't':
+        ++i;
+        return Py_NewRef(Py_True);
+      case 'f':
+        ++i;
+        return Py_NewRef(Py_False);
+      case 'n':
+        ++i;
+        return Py_NewRef(Py_None);
+      case '[':
+        return list(i, w);
+      case '{':
+        return dict(i, w);
+    }
+    PyErr_SetString(PyExc_SystemError, "unknown JSON tape entry");
+    return nullptr;
+  }
+
+  // The text of a string word: a 32-bit length, then the bytes, in the string buffer.
+  std::string_view string(std::uint64_t w) const {
+    const std::uint8_t* p = strings_ + (w & kPayload);
+    std::uint32_t n;
+    std::memcpy(&n, p, sizeof n);
+    return {reinterpret_cast<const char*>(p + sizeof n), n};
+  }
+
+  // A container's word holds the index just past its closing word and its item count (which
+  // saturates at kCountMask).
+  [[gnu::noinline]] PyObject* list(std::size_t& i, std::uint64_t w) {
+    const std::size_t end = static_cast<std::uint32_t>(w) - 1;  // the closing ']'
+    std::size_t n = (w >> 32) & kCountMask;
+    if (n == kCountMask) n = count_items(i + 1, end);
+    PyObject* l = PyList_New(static_cast<Py_ssize_t>(n));
+    if (l == nullptr) return nullptr;
+    ++i;
+    for (Py_ssize_t k = 0; i < end; ++k) {
+      PyObject* v = value(i);
+      if (v == nullptr) {
+        Py_DECREF(l);
+        return nullptr;
+      }
+      PyList_SET_ITEM(l, k, v);
+    }
+    i = end + 1;
+    return l;
+  }
+
+  std::size_t count_items(std::size_t i, std::size_t end) const {
+    std::size_t n = 0;
+    for (; i < end; ++n) {
+      const char t = static_cast<char>(tape_[i] >> 56);
+      i = t == '[' || t == '{' ? static_cast<std::uint32_t>(tape_[i]) : t == 'l' || t == 'u' || t == 'd' ? i + 2 : i + 1;
+    }
+    return n;
+  }
+
+  [[gnu::noinline]] PyObject* dict(std::size_t& i, std::uint64_t w) {
+    const std::size_t end = static_cast<std::uint32_t>(w) - 1;  // the closing '}'
+    PyObject* d = _PyDict_NewPresized(static_cast<Py_ssize_t>((w >> 32) & kCountMask));
+    if (d == nullptr) return nullptr;
+    ++i;
+    while (i < end) {
+      PyObject* k = make_key(string(tape_[i++]));
+      if (k == nullptr) {
+        Py_DECREF(d);
+        return nullptr;
+      }
+      PyObject* v = value(i);
+      // Duplicate keys: the last one wins, as in json.loads.
+      if (v == nullptr || PyDict_SetItem(d, k, v) < 0) {
+        Py_DECREF(k);
+        Py_XDECREF(v);
+        Py_DECREF(d);
+        return nullptr;
+      }
+      Py_DECREF(k);
+      Py_DECREF(v);
+    }
+    i = end + 1;
+    return d;
+  }
+
+  const std::uint64_t* tape_;
+  const std::uint8_t* strings_;
+};
 
 // A parser and its padded input buffer, reused while the GIL is held. `busy` guards against
 // re-entry: object allocation can run a garbage collection, whose finalizers may call loads.
@@ -655,7 +878,7 @@ PyObject* parse_to_py(std::string_view doc) {
   // The objects built here cannot form cycles, yet each container allocation counts towards a
   // cyclic-GC pass that would walk the half-built tree: collect after the parse instead.
   const int gc_was_enabled = PyGC_Disable();
-  PyObject* result = element_to_py(r.value_unsafe());
+  PyObject* result = TapeBuilder(p->parser.doc).root();
   if (gc_was_enabled) PyGC_Enable();
   p->busy = false;
   p->release_if_big();

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "mcp_native/json_syntax.hpp"
+
 namespace mcp_native::jsonrpc {
 
 namespace {
@@ -93,17 +95,39 @@ std::string_view parse_error_detail(simdjson::error_code err) {
     case simdjson::UTF8_ERROR: return "invalid JSON: the line is not valid UTF-8";
     case simdjson::DEPTH_ERROR: return "invalid JSON: nested deeper than 1024 arrays or objects";
     case simdjson::NUMBER_ERROR:
-    case simdjson::NUMBER_OUT_OF_RANGE:
-      return "invalid JSON: malformed number, or an integer outside the 64-bit range";
+    case simdjson::NUMBER_OUT_OF_RANGE: return "invalid JSON: malformed number";
     case simdjson::EMPTY: return "invalid JSON: no value";
-    case simdjson::STRING_ERROR:
-      return "invalid JSON: bad string escape (unknown escape or unpaired surrogate)";
+    case simdjson::STRING_ERROR: return "invalid JSON: bad string escape";
     case simdjson::UNESCAPED_CHARS: return "invalid JSON: unescaped control character in a string";
     case simdjson::UNCLOSED_STRING: return "invalid JSON: unterminated string";
     case simdjson::CAPACITY:
     case simdjson::MEMALLOC: return "the message is too large to parse";
     default: return "invalid JSON: syntax error";
   }
+}
+
+// Whether the SIMDJSON_PADDING bytes after `line_end` may be read: they are in the chunk, or in
+// the page of the line's last byte (memory is readable page by page).
+bool padding_is_readable(const char* line_end, const char* chunk_end) {
+  if (static_cast<std::size_t>(chunk_end - line_end) >= simdjson::SIMDJSON_PADDING) return true;
+  const auto last = reinterpret_cast<std::uintptr_t>(line_end) - 1;
+  return last / 4096 == (last + simdjson::SIMDJSON_PADDING) / 4096;
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+bool is_number_char(char c) {
+  return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+// The value of the 4 hex digits at p (valid JSON guarantees them after "\u").
+unsigned hex4(const char* p) {
+  unsigned v = 0;
+  for (int k = 0; k < 4; ++k) {
+    const char c = p[k];
+    v = v * 16 + static_cast<unsigned>(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+  }
+  return v;
 }
 
 }  // namespace
@@ -135,6 +159,11 @@ void write_error_response(std::string& out, ProtocolVersion version, const Reque
     case RequestId::Kind::String:
       out.append(R"("id":)");
       append_json_string(out, id.string_value);
+      out.push_back(',');
+      break;
+    case RequestId::Kind::Json:
+      out.append(R"("id":)");
+      out.append(id.string_value);
       out.push_back(',');
       break;
   }
@@ -193,6 +222,19 @@ void Decoder::feed(std::string_view chunk, MessageSink& sink) {
       p = nl + 1;
       continue;
     }
+    if (nl && len_ == 0 && padding_is_readable(piece_end, end)) {
+      // A whole line inside the chunk is parsed where it is, without a copy.
+      const char* line = p;
+      p = nl + 1;
+      try {
+        classify_line(line, piece, sink);
+      } catch (...) {
+        release_if_big(piece);
+        throw;
+      }
+      release_if_big(piece);
+      continue;
+    }
     append(p, piece);
     if (!nl) return;
     p = nl + 1;
@@ -224,6 +266,8 @@ void Decoder::decode_line(MessageSink& sink) {
   const std::size_t n = len_;
   // The line is consumed whatever happens next, also if the sink throws.
   len_ = 0;
+  // A line ending after the line, as in a chunk, rather than stale bytes of an earlier line.
+  std::memset(buf_.data() + n, ' ', simdjson::SIMDJSON_PADDING);
   try {
     classify_line(buf_.data(), n, sink);
   } catch (...) {
@@ -238,19 +282,118 @@ void Decoder::release_if_big(std::size_t line_bytes) {
   if (line_bytes > kKeepBytes) {
     parser_ = simdjson::dom::parser();
     std::vector<char>(kInitialBytes + simdjson::SIMDJSON_PADDING).swap(buf_);
+    std::vector<char>().swap(placeholders_);
   }
 }
 
-void Decoder::classify_line(char* line, std::size_t n, MessageSink& sink) {
+bool Decoder::parse_placeholders(std::string_view line, element& root) {
+  // Valid JSON that simdjson rejects holds integers beyond 64 bits, numbers beyond the double
+  // range or escaped lone surrogates. A copy of the line with each such token replaced, in
+  // place and without changing the line's length or structure, by a placeholder of the same
+  // JSON type is what gets classified: a lone surrogate escape becomes \ufffd, a number with a
+  // fraction or exponent 0.0 and an integer of 19 or more digits 0 (padded with spaces). That
+  // replaces some representable numbers too, which is harmless: every replaced value is taken
+  // from the line itself by a complete parser (Message::exact is false).
+  const std::size_t n = line.size();
+  placeholders_.assign(line.begin(), line.end());
+  placeholders_.resize(n + simdjson::SIMDJSON_PADDING, ' ');
+  char* const s = placeholders_.data();
+  members_.clear();
+  constexpr std::size_t kNone = ~std::size_t{0};
+  int depth = 0;
+  bool object_root = false, replaced = false;
+  std::size_t value_begin = kNone;
+  auto end_member = [&](std::size_t end) {
+    if (value_begin == kNone) return;
+    std::size_t b = value_begin;
+    while (b < end && is_space(line[b])) ++b;
+    while (end > b && is_space(line[end - 1])) --end;
+    members_.push_back({line.substr(b, end - b), replaced});
+    value_begin = kNone;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const char c = s[i];
+    if (c == '"') {
+      for (++i; s[i] != '"'; ++i) {
+        if (s[i] != '\\') continue;
+        if (s[++i] != 'u') continue;  // i is at the "u" of \uXXXX
+        const unsigned v = hex4(s + i + 1);
+        if (v >= 0xD800 && v <= 0xDBFF && s[i + 5] == '\\' && s[i + 6] == 'u') {
+          const unsigned low = hex4(s + i + 7);
+          if (low >= 0xDC00 && low <= 0xDFFF) {
+            i += 10;  // a surrogate pair
+            continue;
+          }
+        }
+        if (v >= 0xD800 && v <= 0xDFFF) {
+          std::memcpy(s + i + 1, "fffd", 4);
+          replaced = true;
+        }
+        i += 4;
+      }
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      std::size_t j = i, digits = 0;
+      bool real = false;
+      for (; j < n && is_number_char(s[j]); ++j) {
+        digits += s[j] >= '0' && s[j] <= '9';
+        real = real || s[j] == '.' || s[j] == 'e' || s[j] == 'E';
+      }
+      if (real || digits >= 19) {
+        std::memset(s + i, ' ', j - i);
+        // A number with a fraction or exponent has at least 3 bytes ("1e5").
+        std::memcpy(s + i, real ? "0.0" : "0", real ? 3 : 1);
+        replaced = true;
+      }
+      i = j - 1;
+    } else if (c == '{' || c == '[') {
+      object_root = object_root || (depth == 0 && c == '{');
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (depth == 1 && object_root) end_member(i);
+      --depth;
+    } else if (depth == 1 && object_root) {
+      if (c == ':') {
+        value_begin = i + 1;
+        replaced = false;
+      } else if (c == ',') {
+        end_member(i);
+      }
+    }
+  }
+  return !parser_.parse(s, n, false).get(root);
+}
+
+void Decoder::classify_line(const char* line, std::size_t n, MessageSink& sink) {
   if (n && line[n - 1] == '\r') --n;
   if (is_blank(line, n)) return;
 
-  // simdjson may read the padding; keep it free of stale bytes from a longer earlier line.
-  std::memset(line + n, ' ', simdjson::SIMDJSON_PADDING);
+  // simdjson reads up to SIMDJSON_PADDING bytes past the line: in a chunk, the line ending and
+  // whatever follows it; in the buffer, spaces.
   element root;
+  exact_ = true;
   if (auto err = parser_.parse(line, n, false).get(root)) {
-    emit_invalid(sink, RequestId{}, kParseError, parse_error_detail(err));
-    return;
+    // A line that is valid JSON is never a parse error, whatever simdjson can represent.
+    const bool representable = err != simdjson::NUMBER_ERROR && err != simdjson::NUMBER_OUT_OF_RANGE &&
+                               err != simdjson::STRING_ERROR;
+    if (representable) {
+      emit_invalid(sink, RequestId{}, kParseError, parse_error_detail(err));
+      return;
+    }
+    if (const JsonSyntaxError e = find_json_error({line, n}, 1024); e.found) {
+      // simdjson's error may be another one than the first: say what and where that is.
+      const std::string_view what = e.message;
+      detail_.assign("invalid JSON: ");
+      detail_.append(what);
+      detail_.append(what.size() >= 3 && what.substr(what.size() - 3) == " at" ? " byte " : " at byte ");
+      append_int(detail_, e.offset);
+      emit_invalid(sink, RequestId{}, kParseError, detail_);
+      return;
+    }
+    exact_ = false;
+    if (!parse_placeholders({line, n}, root)) {
+      emit_invalid(sink, RequestId{}, kParseError, "the message is too large to parse");
+      return;
+    }
   }
   if (root.type() == element_type::ARRAY) {
     emit_invalid(sink, RequestId{}, kInvalidRequest,
@@ -269,12 +412,13 @@ void Decoder::classify_line(char* line, std::size_t n, MessageSink& sink) {
        has_result = false, has_error = false;
   // One pass over the members; a repeated key keeps its last value, as Python's json does.
   const simdjson::dom::object members = root.get_object().value_unsafe();
+  std::size_t index = 0, id_index = 0;
   for (auto field : members) {
     const std::string_view key = field.key;
     if (key == "jsonrpc") {
       jsonrpc = field.value, has_jsonrpc = true;
     } else if (key == "id") {
-      id = field.value, has_id = true;
+      id = field.value, has_id = true, id_index = index;
     } else if (key == "method") {
       method = field.value, has_method = true;
     } else if (key == "params") {
@@ -284,10 +428,15 @@ void Decoder::classify_line(char* line, std::size_t n, MessageSink& sink) {
     } else if (key == "error") {
       error = field.value, has_error = true;
     }
+    ++index;
   }
 
   RequestId rid;
   const bool id_ok = has_id && read_id(id, rid);
+  if (id_ok && !exact_ && id_index < members_.size() && members_[id_index].replaced) {
+    rid.kind = RequestId::Kind::Json;  // the placeholder's type, the line's value
+    rid.string_value = members_[id_index].text;
+  }
   const bool id_null = has_id && id.type() == element_type::NULL_VALUE;
   auto invalid = [&](std::string_view detail) {
     emit_invalid(sink, rid, kInvalidRequest, detail);
@@ -377,6 +526,8 @@ void Decoder::classify_line(char* line, std::size_t n, MessageSink& sink) {
     invalid(R"(a message needs a "method", a "result" or an "error")");
     return;
   }
+  m.exact = exact_;
+  m.line = {line, n};
   sink.on_message(m);
 }
 

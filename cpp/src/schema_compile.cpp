@@ -549,9 +549,10 @@ class Compiler {
 
   uint64_t count_of(const Json& v, const Info& at, std::string_view kw) {
     Num n = num_of(v);
-    if (!(v.t == Json::T::Int || v.t == Json::T::UInt || v.t == Json::T::Float) || !n.is_integer() || n.ld() < 0)
+    if (!(v.t == Json::T::Int || v.t == Json::T::UInt || v.t == Json::T::Float || v.t == Json::T::BigInt) ||
+        !n.is_integer() || n.approx() < 0)
       error("'" + std::string(kw) + "' must be a non-negative integer", at, kw);
-    return n.ld() > 1e18 ? (uint64_t)1e18 : (uint64_t)n.ld();
+    return n.approx() > 1e18 ? (uint64_t)1e18 : (uint64_t)n.approx();
   }
 
   Num number_of(const Json& v, const Info& at, std::string_view kw) {
@@ -658,6 +659,11 @@ class Compiler {
           if (v.t != Json::T::Array) error("'enum' must be an array", at, k);
           Keyword x = kw(Op::Enum, k, &v);
           for (auto& c : v.arr) x.consts.push_back(&c);
+          if (x.consts.size() > kLinearEnum) {
+            for (uint32_t i = 0; i < x.consts.size(); ++i)
+              x.const_hashes.emplace_back(json_hash<JsonView>({}, x.consts[i], 0, opt.limits.max_instance_depth), i);
+            std::sort(x.const_hashes.begin(), x.const_hashes.end());
+          }
           kws.push_back(std::move(x));
         } else if (k == "const" && d >= Dialect::Draft6) {
           Keyword x = kw(Op::Const, k, &v);

@@ -169,41 +169,169 @@ bool dialect_from_name(std::string_view name, Dialect& out) {
   return false;
 }
 
-bool Num::is_integer() const {
-  if (k != F || big) return true;
-  return std::isfinite(d) && std::floor(d) == d;
+bool Num::is_integer() const { return k != F || (std::isfinite(d) && std::floor(d) == d); }
+
+// Exact arithmetic on integers beyond 128 bits, as decimal magnitudes (no sign, no leading
+// zeros). Rare by nature: big numbers in schemas or instances, so plain digit loops suffice.
+namespace {
+
+std::string digits_of(unsigned __int128 v) {
+  std::string s;
+  do {
+    s += char('0' + (int)(v % 10));
+    v /= 10;
+  } while (v);
+  return {s.rbegin(), s.rend()};
 }
 
-static __int128 wide(const Num& n) { return n.k == Num::I ? n.i : n.k == Num::U ? (__int128)n.u : n.l; }
+unsigned __int128 magnitude(const Num& n) {
+  if (n.k == Num::I) return n.i < 0 ? (unsigned __int128)(-(n.i + 1)) + 1 : (unsigned __int128)n.i;
+  if (n.k == Num::U) return n.u;
+  return n.l < 0 ? (unsigned __int128)(-(n.l + 1)) + 1 : (unsigned __int128)n.l;
+}
+
+// The exact decimal digits of an integral double's magnitude: mantissa * 2^exp in base 1e9.
+std::string digits_of_integral(double d) {
+  int exp;
+  double m = std::frexp(std::fabs(d), &exp);
+  uint64_t mant = (uint64_t)std::ldexp(m, 53);
+  exp -= 53;
+  if (exp <= 0) return digits_of(mant >> -exp);
+  std::vector<uint32_t> limbs{(uint32_t)(mant % 1000000000), (uint32_t)(mant / 1000000000 % 1000000000),
+                              (uint32_t)(mant / 1000000000000000000ULL)};
+  for (; exp > 0; exp -= std::min(exp, 30)) {
+    uint64_t carry = 0;
+    for (auto& limb : limbs) {
+      uint64_t t = ((uint64_t)limb << std::min(exp, 30)) + carry;
+      limb = (uint32_t)(t % 1000000000);
+      carry = t / 1000000000;
+    }
+    while (carry) {
+      limbs.push_back((uint32_t)(carry % 1000000000));
+      carry /= 1000000000;
+    }
+  }
+  while (limbs.size() > 1 && limbs.back() == 0) limbs.pop_back();
+  std::string s = std::to_string(limbs.back());
+  char buf[16];
+  for (size_t i = limbs.size() - 1; i-- > 0;) {
+    std::snprintf(buf, sizeof buf, "%09u", limbs[i]);
+    s += buf;
+  }
+  return s;
+}
+
+int compare_magnitude(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+  int c = a.compare(b);
+  return (c > 0) - (c < 0);
+}
+
+// a - b for magnitudes with a >= b.
+std::string subtract(std::string_view a, std::string_view b) {
+  std::string r(a);
+  int borrow = 0;
+  for (size_t i = 0; i < r.size(); ++i) {
+    size_t ri = r.size() - 1 - i;
+    int x = (r[ri] - '0') - borrow - (i < b.size() ? b[b.size() - 1 - i] - '0' : 0);
+    borrow = x < 0;
+    r[ri] = char('0' + (x + 10) % 10);
+  }
+  size_t nz = r.find_first_not_of('0');
+  return nz == std::string::npos ? "0" : r.substr(nz);
+}
+
+// (digits * 10^zeros) mod m, with m < 2^127 (doubling keeps every step below 2^128).
+unsigned __int128 mod_small(std::string_view digits, size_t zeros, unsigned __int128 m) {
+  auto times10 = [m](unsigned __int128 r) {
+    unsigned __int128 r2 = (r + r) % m, r8 = (((r2 + r2) % m) * 2) % m;
+    return (r8 + r2) % m;
+  };
+  unsigned __int128 r = 0;
+  for (char c : digits) r = (times10(r) + (unsigned)(c - '0')) % m;
+  for (size_t i = 0; i < zeros; ++i) r = times10(r);
+  return r;
+}
+
+// digits mod m, both magnitudes.
+bool divisible(std::string_view digits, std::string_view m) {
+  std::string r = "0";
+  for (char c : digits) {
+    r = r == "0" ? std::string(1, c) : r + c;
+    if (r == "0") continue;
+    while (compare_magnitude(r, m) >= 0) r = subtract(r, m);
+  }
+  return r == "0";
+}
+
+// Sign and exact digits of an integer-valued Num.
+struct Exact {
+  bool neg;
+  std::string digits;
+};
+Exact exact(const Num& n) {
+  switch (n.k) {
+    case Num::B: return {n.neg, std::string(n.digits)};
+    case Num::F: return {n.d < 0, digits_of_integral(n.d)};
+    case Num::I: return {n.i < 0, digits_of(magnitude(n))};
+    case Num::U: return {false, digits_of(n.u)};
+    case Num::L: return {n.l < 0, digits_of(magnitude(n))};
+  }
+  return {};
+}
+
+}  // namespace
 
 int compare_wide(const Num& a, const Num& b) {
-  if (a.k != Num::F && b.k != Num::F) {
+  if (a.k != Num::F && a.k != Num::B && b.k != Num::F && b.k != Num::B) {
+    auto wide = [](const Num& n) { return n.k == Num::I ? n.i : n.k == Num::U ? (__int128)n.u : n.l; };
     __int128 x = wide(a), y = wide(b);
     return (x > y) - (x < y);
   }
-  // long double holds every int64/uint64/double exactly on the platforms we build for.
-  long double x = a.ld(), y = b.ld();
-  return (x > y) - (x < y);
+  if (a.k != Num::B && b.k != Num::B) {
+    // long double holds every int64/uint64/double exactly on the platforms we build for; a
+    // 128-bit integer meets a double here only beyond 2^64, where both sides are integers.
+    if (a.k == Num::L || b.k == Num::L) {
+      const Num& f = a.k == Num::F ? a : b;
+      if (std::isfinite(f.d) && std::fabs(f.d) >= 0x1p64) {
+        Exact x = exact(a), y = exact(b);
+        if (x.neg != y.neg) return x.neg ? -1 : 1;
+        int c = compare_magnitude(x.digits, y.digits);
+        return x.neg ? -c : c;
+      }
+    }
+    long double x = a.k == Num::F ? (long double)a.d : a.k == Num::L ? (long double)a.l : a.k == Num::U ? (long double)a.u : (long double)a.i;
+    long double y = b.k == Num::F ? (long double)b.d : b.k == Num::L ? (long double)b.l : b.k == Num::U ? (long double)b.u : (long double)b.i;
+    return (x > y) - (x < y);
+  }
+  // A B is beyond 2^127 in magnitude: only another B or a double that large can compare by digits.
+  auto beyond = [](const Num& n) {
+    return n.k == Num::B || (n.k == Num::F && std::isfinite(n.d) && std::fabs(n.d) >= 0x1p127);
+  };
+  if (!beyond(a) || !beyond(b)) {
+    if (a.k == Num::F && std::isinf(a.d)) return a.d > 0 ? 1 : -1;
+    if (b.k == Num::F && std::isinf(b.d)) return b.d > 0 ? -1 : 1;
+    return a.k == Num::B ? (a.neg ? -1 : 1) : (b.neg ? 1 : -1);
+  }
+  Exact x = exact(a), y = exact(b);
+  if (x.neg != y.neg) return x.neg ? -1 : 1;
+  int c = compare_magnitude(x.digits, y.digits);
+  return x.neg ? -c : c;
 }
 
-// value = mant * 10^exp, from the shortest decimal representation.
+// value = mant * 10^exp, from the shortest decimal representation (integers exactly).
 static bool decimal(const Num& n, unsigned __int128& mant, int& exp) {
-  if (n.k == Num::I) {
-    mant = n.i < 0 ? (unsigned __int128)(-(n.i + 1)) + 1 : (unsigned __int128)n.i;
-    exp = 0;
-    return true;
-  }
-  if (n.k == Num::U) {
-    mant = n.u;
-    exp = 0;
-    return true;
-  }
-  if (n.k == Num::L) {
-    mant = n.l < 0 ? (unsigned __int128)(-(n.l + 1)) + 1 : (unsigned __int128)n.l;
+  if (n.k != Num::F) {
+    mant = magnitude(n);
     exp = 0;
     return true;
   }
   if (!std::isfinite(n.d)) return false;
+  if (std::fabs(n.d) >= 0x1p53 && std::fabs(n.d) < 0x1p127) {  // integral: its exact binary value
+    mant = (unsigned __int128)std::fabs(n.d);
+    exp = 0;
+    return true;
+  }
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, std::fabs(n.d), std::chars_format::scientific);
   std::string_view s(buf, r.ptr - buf);
@@ -219,16 +347,41 @@ static bool decimal(const Num& n, unsigned __int128& mant, int& exp) {
   return true;
 }
 
+static bool is_multiple_big(const Num& x, const Num& m) {
+  if (m.k == Num::B)  // |m| > 2^127 > |x| unless x is a B too: then only 0 is a multiple
+    return x.k == Num::B ? divisible(x.digits, m.digits) : x.approx() == 0;
+  // x is a B; m = b * 10^q.
+  unsigned __int128 b;
+  int q;
+  if (!decimal(m, b, q) || b == 0) return false;
+  std::string_view xd = x.digits;
+  if (q < 0) return mod_small(xd, (size_t)-q, b) == 0;
+  if ((size_t)q >= xd.size() || xd.find_first_not_of('0', xd.size() - q) != std::string_view::npos) return false;
+  return mod_small(xd.substr(0, xd.size() - q), 0, b) == 0;
+}
+
 bool is_multiple(const Num& x, const Num& m) {
   if (x.k == Num::I && m.k == Num::I && m.i > 0) return x.i % m.i == 0;  // the common case
+  // Doubles beyond 2^127 are integers: take their exact value, like 2**200 == 2.0**200 does.
+  std::string xs, ms;
+  auto as_big = [](const Num& n, std::string& store) {
+    if (n.k != Num::F || !std::isfinite(n.d) || std::fabs(n.d) < 0x1p127) return n;
+    Num b;
+    b.k = Num::B;
+    b.neg = n.d < 0;
+    b.d = n.d;
+    store = digits_of_integral(n.d);
+    b.digits = store;
+    return b;
+  };
+  if (x.k == Num::B || m.k == Num::B || x.k == Num::F || m.k == Num::F) {
+    Num bx = as_big(x, xs), bm = as_big(m, ms);
+    if (bx.k == Num::B || bm.k == Num::B) return is_multiple_big(bx, bm);
+  }
   unsigned __int128 a, b;
   int p, q;
   if (!decimal(x, a, p) || !decimal(m, b, q) || b == 0) return false;
   if (a == 0) return true;
-  if (x.big) {  // beyond 64 bits only an approximation is known: fall back to doubles
-    double r = std::fmod(x.d, (double)m.ld());
-    return r == 0;
-  }
   if (q > p) {  // x / m = a / (b * 10^(q-p))
     int k = q - p;
     if (k > 20) return false;  // b * 10^k > a, and a != 0
@@ -256,19 +409,22 @@ Num num_of(const Json& j) {
   return n;
 }
 
-Num num_of_decimal(const std::string& text) {
+Num num_of_decimal(std::string_view text) {
   Num n;
   bool neg = !text.empty() && text[0] == '-';
+  std::string_view mag = text.substr(neg);
+  mag.remove_prefix(std::min(mag.find_first_not_of('0'), mag.size() - (mag.empty() ? 0 : 1)));
   unsigned __int128 v = 0;
   const unsigned __int128 limit = ((unsigned __int128)1 << 127) - 1;
-  for (size_t i = neg; i < text.size(); ++i) {
-    v = v * 10 + (unsigned)(text[i] - '0');
-    if (v > limit) {
-      n.k = Num::F;
-      n.big = true;
-      n.d = std::strtod(text.c_str(), nullptr);
+  for (char c : mag) {
+    if (v > (limit - (unsigned)(c - '0')) / 10) {
+      n.k = Num::B;
+      n.neg = neg;
+      n.digits = mag;
+      n.d = std::strtod(std::string(text).c_str(), nullptr);  // correctly rounded (±inf beyond range)
       return n;
     }
+    v = v * 10 + (unsigned)(c - '0');
   }
   n.k = Num::L;
   n.l = neg ? -(__int128)v : (__int128)v;

@@ -12,11 +12,13 @@ namespace {
 // A flattened copy of a message, comparable after the callback returns.
 struct Seen {
   rpc::MessageKind kind;
-  std::string id;  // "" absent, "i:<n>", "u:<n>", "s:<text>"
+  std::string id;  // "" absent, "i:<n>", "u:<n>", "s:<text>", "j:<json>"
   std::string method;
   std::string body;  // minified body or ""
   int code = 0;
   std::string response;
+  bool exact = true;
+  std::string line;  // the line, for messages that are not Invalid
 
   bool operator==(const Seen&) const = default;
 };
@@ -27,6 +29,7 @@ std::string id_text(const rpc::RequestId& id) {
     case rpc::RequestId::Kind::Int: return "i:" + std::to_string(id.int_value);
     case rpc::RequestId::Kind::UInt: return "u:" + std::to_string(id.uint_value);
     case rpc::RequestId::Kind::String: return "s:" + std::string(id.string_value);
+    case rpc::RequestId::Kind::Json: return "j:" + std::string(id.string_value);
   }
   return "?";
 }
@@ -35,7 +38,7 @@ struct Collect : rpc::MessageSink {
   std::vector<Seen> seen;
   void on_message(const rpc::Message& m) override {
     Seen s{m.kind, id_text(m.id), std::string(m.method), m.has_body ? simdjson::minify(m.body) : "",
-           m.error_code, std::string(m.response)};
+           m.error_code, std::string(m.response), m.exact, std::string(m.line)};
     seen.push_back(std::move(s));
   }
 };
@@ -222,4 +225,39 @@ TEST(JsonRpcDecoder, RandomBytesInRandomPiecesDecodeLikeOneFeed) {
     }
     ASSERT_EQ(decode(pieces, max), whole) << stream;
   }
+}
+
+TEST(JsonRpcDecoder, ValidJsonBeyondSimdjsonIsClassifiedOnPlaceholders) {
+  // An escaped lone surrogate, integers beyond 64 bits, a number beyond the double range.
+  const std::string line =
+      R"({"jsonrpc":"2.0", "id" : 123456789012345678901234567890 ,"method":"m\ud800","params":{"a":1e400,"b":"\udc00x"}})";
+  auto r = one(line);
+  EXPECT_EQ(r.kind, rpc::MessageKind::Request);
+  EXPECT_FALSE(r.exact);
+  EXPECT_EQ(r.line, line);
+  EXPECT_EQ(r.method, "m\xef\xbf\xbd");  // the placeholder: the caller reads the line instead
+  EXPECT_EQ(r.body, "{\"a\":0.0,\"b\":\"\xef\xbf\xbd" "x\"}");
+
+  // Surrogate pairs and plain values stay; the line is exact when simdjson reads it.
+  auto pair = one(R"({"jsonrpc":"2.0","method":"\ud83d\ude00","params":{"n":12345678901234567890}})");
+  EXPECT_TRUE(pair.exact);
+  EXPECT_EQ(pair.method, "\xf0\x9f\x98\x80");
+}
+
+TEST(JsonRpcDecoder, InvalidMessagesBeyondSimdjsonAnswerWithTheIdAsWritten) {
+  auto big = one(R"({"jsonrpc":"2.0","id":123456789012345678901234567890,"method":7})");
+  EXPECT_EQ(big.kind, rpc::MessageKind::Invalid);
+  EXPECT_TRUE(big.exact);
+  EXPECT_EQ(big.id, "j:123456789012345678901234567890");
+  EXPECT_EQ(big.response.rfind(R"({"jsonrpc":"2.0","id":123456789012345678901234567890,"error":{"code":-32600,)", 0), 0u)
+      << big.response;
+  auto str = one(R"({"jsonrpc":"1.0","id": "a\ud800" ,"result":{}})");
+  EXPECT_EQ(str.id, R"(j:"a\ud800")");
+  // An id left alone by the placeholders is read as usual.
+  auto plain = one(R"({"jsonrpc":"2.0","id":"a","method":7,"params":{"x":"\ud800"}})");
+  EXPECT_EQ(plain.id, "s:a");
+  // Still invalid JSON: the first error, where it is.
+  auto bad = one(R"({"jsonrpc":"2.0","method":"\ud800","params":{"a":01}})");
+  EXPECT_EQ(bad.code, rpc::kParseError);
+  EXPECT_NE(bad.response.find("at byte 50"), std::string::npos) << bad.response;
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 
 namespace {
@@ -40,6 +41,16 @@ TEST(TextMirror, MatchesTheGeneralEscapeAtEveryLengthAndOffset) {
       for (std::size_t i = 0; i < len; ++i) json += alphabet[(i * 7 + shift) % alphabet.size()];
       EXPECT_EQ(mirror(std::string(shift, 'p'), json), reference(json)) << json;
     }
+  }
+  // Every escape pattern of the 8-byte halves, in random text.
+  std::uint32_t seed = 12345;
+  for (int round = 0; round < 200; ++round) {
+    std::string json;
+    for (int i = 0; i < 333; ++i) {
+      seed = seed * 1664525u + 1013904223u;
+      json += alphabet[(seed >> 24) % 4];  // a, b, ", \ : escapes half of the time
+    }
+    EXPECT_EQ(mirror("", json), reference(json)) << json;
   }
   const std::string big(100000, '"');
   EXPECT_EQ(mirror("", big), reference(big));

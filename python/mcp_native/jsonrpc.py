@@ -4,9 +4,10 @@
 and ``Invalid`` items; an ``Invalid`` carries the exact error response line to send back. The
 ``encode_*`` functions produce complete compact lines ending in a single ``\\n``.
 
-Lines are parsed by simdjson: integers beyond 64 bits, unpaired surrogate escapes and numbers
-beyond the double range (which Python's ``json`` accepts) make a line a ``-32700`` ``Invalid``
-whose ``data`` says so.
+A line is a ``-32700`` parse error exactly when ``mcp_native.loads`` rejects it. Lines are parsed
+by simdjson; valid JSON it cannot represent (integers beyond 64 bits, escaped lone surrogates,
+numbers beyond the double range) is classified on a copy with placeholders and its values are
+read as ``loads`` reads them, so such a line costs a second parse but decodes exactly.
 """
 
 from __future__ import annotations
@@ -175,6 +176,11 @@ _core._jsonrpc_set_types(Request, Notification, Response, ErrorResponse, Invalid
 # The encoders return one whole line: compact JSON (as mcp_native.dumps writes it) and "\n".
 # Arguments are checked (id a str or a non-bool int; method and message str; params a dict or
 # None; result a dict; code an int); a bad one raises TypeError/ValueError naming it.
+# encode_error(None, ...) answers a request whose id is unknown. The schemas of 2025-11-25 and
+# 2026-07-28 make the id of an error response optional but never null, so it is left out (the
+# default); 2025-06-18's schema requires a string or integer id, which such an answer cannot
+# have, so protocol_version="2025-06-18" writes "id": null, as JSON-RPC 2.0 prescribes. The
+# Decoder's Invalid responses follow the same rule.
 encode_request = _core.encode_request
 encode_notification = _core.encode_notification
 encode_response = _core.encode_response

@@ -13,7 +13,7 @@ schemas once, and then
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from . import _core
@@ -85,6 +85,104 @@ def _error_text(name: str, errors: list[ValidationError], what: str) -> str:
     lines = [f"{what} for tool {name!r}:"]
     lines += [f"- at {_pointer(e.instance_path)}: {e.message}" for e in errors]
     return "\n".join(lines)
+
+
+def _result_defs(version: str) -> dict[str, Any]:
+    """The ``CallToolResult`` of protocol ``version`` as the official schema defines it (formats
+    are annotations there, as here), as ``$defs`` whose ``result`` is the result. A content
+    block is checked against the definition its ``type`` names, so an error names the field of
+    that block type (the schema's ``anyOf`` of the five types accepts the same blocks)."""
+    latest = version == "2026-07-28"
+    obj: dict[str, Any] = {"type": "object"}
+    string: dict[str, Any] = {"type": "string"}
+    meta = obj  # _meta of blocks and resources: any object
+    annotations = {
+        "type": "object",
+        "properties": {
+            "audience": {"type": "array", "items": {"enum": ["assistant", "user"], "type": "string"}},
+            "lastModified": string,
+            "priority": {"type": "number", "minimum": 0, "maximum": 1},
+        },
+    }
+    icon = {
+        "type": "object",
+        "required": ["src"],
+        "properties": {"src": string, "mimeType": string, "sizes": {"type": "array", "items": string}, "theme": {"enum": ["dark", "light"], "type": "string"}},
+    }
+
+    def block(kind: str, required: list[str], **props: Any) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "required": [*required, "type"],
+            "properties": {"type": {"const": kind}, "_meta": meta, "annotations": {"$ref": "#/$defs/annotations"}, **props},
+        }
+
+    binary = {"data": string, "mimeType": string}
+    link = {"uri": string, "name": string, "title": string, "mimeType": string, "size": {"type": "integer"}}
+    if version != "2025-06-18":
+        link["icons"] = {"type": "array", "items": {"$ref": "#/$defs/icon"}}
+    contents = {"uri": string, "mimeType": string, "_meta": meta}
+    resource = {
+        "anyOf": [
+            {"type": "object", "required": ["text", "uri"], "properties": {**contents, "text": string}},
+            {"type": "object", "required": ["blob", "uri"], "properties": {**contents, "blob": string}},
+        ]
+    }
+    blocks = {
+        "text": block("text", ["text"], text=string),
+        "image": block("image", ["data", "mimeType"], **binary),
+        "audio": block("audio", ["data", "mimeType"], **binary),
+        "resource_link": block("resource_link", ["name", "uri"], **link),
+        "resource": block("resource", ["resource"], resource={"$ref": "#/$defs/resource"}),
+    }
+    content_block = {
+        "type": "object",
+        "required": ["type"],
+        "properties": {"type": {"enum": list(blocks)}},
+        "allOf": [{"if": {"properties": {"type": {"const": k}}}, "then": v} for k, v in blocks.items()],
+    }
+    props: dict[str, Any] = {"content": {"type": "array", "items": {"$ref": "#/$defs/block"}}, "isError": {"type": "boolean"}}
+    if latest:
+        implementation = {
+            "type": "object",
+            "required": ["name", "version"],
+            "properties": {"name": string, "version": string, "title": string, "websiteUrl": string, "icons": {"type": "array", "items": {"$ref": "#/$defs/icon"}}},
+        }
+        props["_meta"] = {"type": "object", "properties": {"io.modelcontextprotocol/serverInfo": implementation}}
+        props["resultType"] = string
+    else:
+        props["_meta"] = obj
+        props["structuredContent"] = obj
+    result = {"type": "object", "required": ["content", "resultType"] if latest else ["content"], "properties": props}
+    return {"result": result, "block": content_block, "annotations": annotations, "icon": icon, "resource": resource}
+
+
+def _result_checker(version: str, output_schema: dict[str, Any] | None) -> Any:
+    """One validator for a received result: the whole ``CallToolResult`` of ``version`` (content
+    blocks included), and unless ``isError`` is true, ``structuredContent`` against the output
+    schema. It takes either the result itself or a JSON-RPC response carrying it, so raw
+    response bytes are checked in one native pass without building Python objects."""
+    defs = _result_defs(version)
+    result = defs["result"]
+    registry = None
+    if output_schema is not None:
+        uri = output_schema.get("$id") if isinstance(output_schema.get("$id"), str) else _OUTPUT_URI
+        registry = {uri: output_schema}
+        result["if"] = {"required": ["isError"], "properties": {"isError": {"const": True}}}
+        result["else"] = {"required": ["structuredContent"], "properties": {"structuredContent": {"$ref": uri}}}
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": defs,
+        "if": {"type": "object", "required": ["jsonrpc"]},
+        "then": {"required": ["result"], "properties": {"result": {"$ref": "#/$defs/result"}}},
+        "else": {"$ref": "#/$defs/result"},
+    }
+    return _compile("output_schema", schema, registry=registry)
+
+
+@lru_cache(maxsize=None)
+def _shared_result_checker(version: str) -> Any:
+    return _result_checker(version, None)
 
 
 class Tool:
@@ -293,43 +391,23 @@ class Tool:
     # -- client side --------------------------------------------------------------------------
 
     def _compile_checker(self, output_schema: dict[str, Any] | None) -> Any:
-        """One validator for a received result: the CallToolResult envelope, and unless
-        ``isError`` is true, ``structuredContent`` against the output schema. It takes either the
-        result itself or a JSON-RPC response carrying it, so raw response bytes are checked in one
-        native pass without building Python objects."""
-        props: dict[str, Any] = {
-            "content": {"type": "array", "items": {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}}},
-            "isError": {"type": "boolean"},
-        }
-        required = ["content"]
-        if self._object_only:
-            props["structuredContent"] = {"type": "object"}
-        else:
-            props["resultType"] = {"type": "string"}
-            required.append("resultType")
-        result: dict[str, Any] = {"type": "object", "required": required, "properties": props}
-        registry = None
-        if output_schema is not None:
-            uri = output_schema.get("$id") if isinstance(output_schema.get("$id"), str) else _OUTPUT_URI
-            registry = {uri: output_schema}
-            result["if"] = {"required": ["isError"], "properties": {"isError": {"const": True}}}
-            result["else"] = {"required": ["structuredContent"], "properties": {"structuredContent": {"$ref": uri}}}
-        schema = {
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$defs": {"result": result},
-            "if": {"type": "object", "required": ["jsonrpc"]},
-            "then": {"required": ["result"], "properties": {"result": {"$ref": "#/$defs/result"}}},
-            "else": {"$ref": "#/$defs/result"},
-        }
-        return _compile("output_schema", schema, registry=registry)
+        """One validator for a received result (see :func:`_result_checker`); tools without an
+        output schema share the one of their protocol version."""
+        if output_schema is None:
+            return _shared_result_checker(self.protocol_version)
+        return _result_checker(self.protocol_version, output_schema)
 
     def check_result(self, result: Mapping[str, Any] | bytes | bytearray | memoryview | str) -> None:
         """Validate a received ``CallToolResult`` against this tool (client side).
 
-        ``result`` is the result dict, or raw JSON bytes/str of the result or of the whole JSON-RPC
-        response line (validated natively from the bytes). Results with ``isError: true`` are not
-        checked against the output schema. Raises :class:`ValidationError` whose ``instance_path``
-        is relative to what was given (e.g. ``("result", "structuredContent", "temperature")``).
+        The whole result is checked against this protocol version's ``CallToolResult``
+        definition (every content block against the definition its ``type`` names, ``_meta``,
+        ``isError``, ``resultType`` from 2026-07-28 on), then ``structuredContent`` against the
+        output schema (not for results with ``isError: true``). The validator is compiled on
+        first use and kept. ``result`` is the result dict, or raw JSON bytes/str of the result or
+        of the whole JSON-RPC response line (validated natively from the bytes). Raises
+        :class:`ValidationError` whose ``instance_path`` is relative to what was given (e.g.
+        ``("result", "structuredContent", "temperature")``).
         """
         if self._checker is None:
             self._checker = self._compile_checker(self.definition.get("outputSchema"))

@@ -36,15 +36,17 @@ enum class MessageKind : std::uint8_t { Request, Notification, Response, ErrorRe
 
 /// A request id as read from a message: absent (or unreadable), an integer or a string.
 struct RequestId {
-  /// Which member holds the value.
-  enum class Kind : std::uint8_t { Absent, Int, UInt, String };
+  /// Which member holds the value. Json: an id that only a complete JSON parser represents (an
+  /// integer beyond 64 bits, a string with an escaped lone surrogate), kept as its JSON text.
+  enum class Kind : std::uint8_t { Absent, Int, UInt, String, Json };
   /// Which member holds the value.
   Kind kind = Kind::Absent;
   /// The value when kind is Int.
   std::int64_t int_value = 0;
   /// The value when kind is UInt (integers above INT64_MAX).
   std::uint64_t uint_value = 0;
-  /// The value when kind is String (unescaped UTF-8, valid until the next line is decoded).
+  /// The value when kind is String (unescaped UTF-8) or Json (the JSON text of the value as it
+  /// appeared in the line); valid until the next line is decoded.
   std::string_view string_value;
 };
 
@@ -70,6 +72,14 @@ struct Message {
   std::string_view error_detail;
   /// Invalid: the complete error response line to send back (compact JSON ending in "\n").
   std::string_view response;
+  /// False when the line holds values simdjson cannot represent (integers beyond 64 bits,
+  /// numbers beyond the double range, escaped lone surrogates): the line was classified with
+  /// those values replaced by placeholders of the same JSON type, so `method`, `body` and an
+  /// Int/String `id` may differ from the line; take them from `line` with a complete parser.
+  /// Always true for Invalid (an id the placeholders would change is a Json id).
+  bool exact = true;
+  /// Request, Notification, Response, ErrorResponse: the line, without its line ending.
+  std::string_view line;
 };
 
 /// Receives the messages of a Decoder, in stream order.
@@ -89,8 +99,9 @@ void write_error_response(std::string& out, ProtocolVersion version, const Reque
                           std::string_view message, std::string_view detail);
 
 /// Incremental newline-delimited JSON-RPC decoder. Lines end in "\n" (a "\r" before it is
-/// dropped); blank lines are skipped. Each line is copied once into a reusable padded buffer and
-/// parsed in place, so a message split over many chunks costs no more than one fed whole.
+/// dropped); blank lines are skipped. A line that arrives whole within a chunk is parsed where it
+/// is; a line split over chunks is gathered once into a reusable padded buffer and parsed there,
+/// so a message split over many chunks costs about as much as one fed whole.
 class Decoder {
  public:
   /// `max_message_bytes` bounds the length of a line (without its line ending); longer lines
@@ -113,8 +124,15 @@ class Decoder {
  private:
   void append(const char* data, std::size_t n);
   void decode_line(MessageSink& sink);
-  void classify_line(char* line, std::size_t n, MessageSink& sink);
+  void classify_line(const char* line, std::size_t n, MessageSink& sink);
   void release_if_big(std::size_t line_bytes);
+  // A member value of a line's top-level object: its JSON text, and whether the parsed copy
+  // holds a placeholder in its place.
+  struct MemberSpan {
+    std::string_view text;
+    bool replaced = false;
+  };
+  bool parse_placeholders(std::string_view line, simdjson::dom::element& root);
 
   static constexpr std::size_t kInitialBytes = 4096;
   static constexpr std::size_t kKeepBytes = std::size_t{1} << 22;  // memory kept after a line
@@ -128,6 +146,9 @@ class Decoder {
   bool skipping_ = false;  // inside an oversized line: drop bytes up to the next newline
   std::string response_;
   std::string detail_;
+  std::vector<char> placeholders_;  // a copy of the line parsed when the line itself cannot be
+  std::vector<MemberSpan> members_;  // of that line's top-level object
+  bool exact_ = true;                // false while classifying such a copy
 };
 
 }  // namespace mcp_native::jsonrpc

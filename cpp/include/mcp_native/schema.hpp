@@ -109,37 +109,43 @@ struct Options {
   std::vector<std::pair<std::string, Json>> registry;
 };
 
-/// A number of an instance or a schema: exact integers up to 128 bits, doubles, and larger
-/// integers approximated by a double (`big`).
+/// A number of an instance or a schema: exact integers up to 128 bits (I, U, L), doubles (F),
+/// and larger integers (B) kept exactly as their decimal digits.
 struct Num {
-  enum K : uint8_t { I, U, L, F } k = I;
-  bool big = false;
+  enum K : uint8_t { I, U, L, F, B } k = I;
+  bool neg = false;  ///< sign of a B
   int64_t i = 0;
   uint64_t u = 0;
   __int128 l = 0;
-  double d = 0;
+  double d = 0;  ///< the value of an F; the nearest double of a B
+  /// Magnitude of a B, no leading zeros; a view into the text it was read from (the schema
+  /// document, or storage the instance view keeps for the call).
+  std::string_view digits;
   bool is_integer() const;
-  long double ld() const {
+  /// The value as the nearest double (exact for I and U up to 2^53, and for F).
+  double approx() const {
     switch (k) {
-      case I: return (long double)i;
-      case U: return (long double)u;
-      case L: return (long double)l;
-      default: return (long double)d;
+      case I: return (double)i;
+      case U: return (double)u;
+      case L: return (double)l;
+      default: return d;
     }
   }
 };
 
-/// The Num of an integer given as decimal text (128-bit exact when it fits, else approximate).
-Num num_of_decimal(const std::string& text);
+/// The Num of an integer given as decimal text (optional '-' then digits), always exact; a B
+/// refers to `text`, which must outlive it.
+Num num_of_decimal(std::string_view text);
 
-/// -1, 0 or 1 (exact for any two Nums; compare() inlines the common case).
+/// -1, 0 or 1, exact for every pair of Nums (compare() inlines the common case).
 int compare_wide(const Num& a, const Num& b);
-/// -1, 0 or 1 (exact for 64-bit integers and doubles).
+/// -1, 0 or 1, exact for every pair of Nums.
 inline int compare(const Num& a, const Num& b) {
   if (a.k == Num::I && b.k == Num::I) return (a.i > b.i) - (a.i < b.i);
   return compare_wide(a, b);
 }
-/// `x` is an integer multiple of `m` (decimal semantics for doubles, so 0.0075 / 0.0001 is).
+/// `x` is an integer multiple of `m` (exact for integers; decimal semantics for doubles, so
+/// 0.0075 / 0.0001 is).
 bool is_multiple(const Num& x, const Num& m);
 /// The Num of a numeric Json.
 Num num_of(const Json& j);
@@ -176,6 +182,8 @@ struct Keyword {
   formats::Checker format = nullptr;
   std::vector<uint32_t> kids;   ///< subschemas (AllOf.., PrefixItems, Contains/Not/.. use kids[0])
   std::vector<const Json*> consts;  ///< Enum / Const
+  /// Enum of many values: (json_hash, index into consts), sorted; empty for short enums.
+  std::vector<std::pair<uint64_t, uint32_t>> const_hashes;
   std::vector<uint32_t> keys;       ///< Required / DependentRequired / DependentSchemas keys
   std::vector<std::vector<uint32_t>> dep_keys;  ///< DependentRequired: required keys per key
   // Props: properties (key ids + subschemas), open-addressing table over them, patterns.

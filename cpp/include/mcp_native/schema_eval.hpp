@@ -17,6 +17,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -118,6 +120,50 @@ bool json_equal(const typename A::Env& ea, typename A::Value a, const typename B
   }
   return false;
 }
+
+/// A hash consistent with json_equal: equal values hash alike (numbers by their nearest double,
+/// so 1 and 1.0 agree; object members order-independently).
+template <class V>
+uint64_t json_hash(const typename V::Env& e, typename V::Value v, uint32_t depth, uint32_t max_depth) {
+  if (depth > max_depth) throw LimitError("instance nesting depth exceeds max_instance_depth=" + std::to_string(max_depth));
+  auto mix = [](uint64_t h) {  // a 64-bit finalizer: spreads the bits of std::hash's results
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h;
+  };
+  switch (V::kind(e, v)) {
+    case Kind::Null: return 1;
+    case Kind::Bool: return V::boolean(v) ? 2 : 3;
+    case Kind::Number: {
+      double d = V::num(e, v).approx() + 0.0;  // -0.0 == 0.0
+      uint64_t bits;
+      std::memcpy(&bits, &d, sizeof bits);
+      return mix(bits ^ 4);
+    }
+    case Kind::String: return mix(std::hash<std::string_view>{}(V::str(e, v)) ^ 5);
+    case Kind::Array: {
+      uint64_t h = 6;
+      V::arr_each(e, v, [&](size_t, typename V::Value x) {
+        h = mix(h * 31 + json_hash<V>(e, x, depth + 1, max_depth));
+        return true;
+      });
+      return h;
+    }
+    case Kind::Object: {
+      uint64_t h = 7;
+      V::obj_each(e, v, [&](std::string_view k, typename V::Value x) {
+        h += mix(std::hash<std::string_view>{}(k) ^ json_hash<V>(e, x, depth + 1, max_depth) * 0x9e3779b97f4a7c15ULL);
+        return true;
+      });
+      return h;
+    }
+  }
+  return 0;
+}
+
+/// Enums longer than this are looked up by json_hash; shorter ones are compared in turn.
+inline constexpr size_t kLinearEnum = 8;
 
 /// A path step that does not own its key: built on every descent, turned into a PathTok only
 /// when errors are collected.
@@ -386,7 +432,7 @@ class Evaluator {
         if (types & kNumber) return true;
         if (!(types & kInteger)) return false;
         Num n = V::num(env_, v);
-        return strict_int ? n.k != Num::F || n.big : n.is_integer();
+        return strict_int ? n.k != Num::F : n.is_integer();
       }
     }
     return false;
@@ -444,7 +490,12 @@ class Evaluator {
         return false;
       case Op::Enum:
       case Op::Const:  // (one constant)
-        if (k == Kind::String) {  // a string only equals a string: compare the text alone
+        if (!kw.const_hashes.empty()) {  // an enum of many values
+          uint64_t h = json_hash<V>(env_, v, 0, P.limits.max_instance_depth);
+          auto it = std::lower_bound(kw.const_hashes.begin(), kw.const_hashes.end(), std::pair<uint64_t, uint32_t>{h, 0});
+          for (; it != kw.const_hashes.end() && it->first == h; ++it)
+            if (json_equal<V, JsonView>(env_, v, {}, kw.consts[it->second], 0, P.limits.max_instance_depth)) return true;
+        } else if (k == Kind::String) {  // a string only equals a string: compare the text alone
           std::string_view s = V::str(env_, v);
           for (const Json* c : kw.consts)
             if (c->t == Json::T::String && same_text(c->s, s)) return true;
@@ -547,11 +598,17 @@ class Evaluator {
     switch (kw.op) {
       case Op::UniqueItems: {
         if (k != Kind::Array) return true;
-        std::vector<Value> items;
-        V::arr_each(env_, v, [&](size_t, Value x) { items.push_back(x); return true; });
+        // Sorted by json_hash, only neighbours of equal hash are compared: n log n, not n^2.
+        std::vector<std::pair<uint64_t, Value>> items;
+        items.reserve(V::arr_size(v));
+        V::arr_each(env_, v, [&](size_t, Value x) {
+          items.emplace_back(json_hash<V>(env_, x, 1, P.limits.max_instance_depth), x);
+          return true;
+        });
+        std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         for (size_t i = 0; i < items.size(); ++i)
-          for (size_t j = i + 1; j < items.size(); ++j)
-            if (json_equal<V, V>(env_, items[i], env_, items[j], 1, P.limits.max_instance_depth)) {
+          for (size_t j = i + 1; j < items.size() && items[j].first == items[i].first; ++j)
+            if (json_equal<V, V>(env_, items[i].second, env_, items[j].second, 1, P.limits.max_instance_depth)) {
               fail(kw, v);
               return false;
             }
