@@ -963,6 +963,15 @@ class Compiler {
       }
       for (int kind = 0; kind < 6; ++kind) k.by_kind[kind] = count[kind] == 0 ? -2 : count[kind] == 1 ? only[kind] : -1;
     }
+    // A node that is nothing but such a keyword goes straight to the branch (not with dynamic
+    // references: the node may open a resource of the dynamic scope).
+    for (auto& node : P.nodes) {
+      if (P.dynamic || node.boolean >= 0 || node.tracks || node.types || node.count != 1) continue;
+      const Keyword& k = P.keywords[node.first];
+      if ((k.op == Op::AnyOf || k.op == Op::OneOf) &&
+          std::any_of(k.by_kind.begin(), k.by_kind.end(), [](int16_t b) { return b >= 0; }))
+        node.select = (int32_t)node.first;
+    }
   }
 
   void find_discriminators() {

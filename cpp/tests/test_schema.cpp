@@ -115,6 +115,16 @@ TEST(Schema, BranchesByType) {
   EXPECT_TRUE(valid(u, "3"));
   EXPECT_TRUE(valid(u, R"("abc")"));
   EXPECT_TRUE(valid(u, "true"));
+  // A property whose schema is only such a oneOf, recursively (the tree of recursive_schema).
+  const char* t = R"({"$defs":{"node":{"oneOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/node"}},
+                      {"type":"object","required":["tag"],"properties":{"tag":{"type":"string"},
+                       "content":{"$ref":"#/$defs/node"}},"additionalProperties":false}]}},
+                      "properties":{"root":{"$ref":"#/$defs/node"}}})";
+  EXPECT_TRUE(valid(t, R"({"root":["a",{"tag":"b","content":["c",{"tag":"d"}]}]})"));
+  EXPECT_FALSE(valid(t, R"({"root":["a",{"tag":"b","content":["c",{"tag":1}]}]})"));
+  EXPECT_FALSE(valid(t, R"({"root":["a",{"tag":"b","content":[null]}]})"));
+  EXPECT_FALSE(valid(t, R"({"root":1})"));
+  EXPECT_FALSE(valid(t, R"({"root":{"tag":"x","other":1}})"));
   const char* d4 = R"({"$schema":"http://json-schema.org/draft-04/schema#","oneOf":[{"type":"integer"},{"type":"string"}]})";
   EXPECT_FALSE(valid(d4, "1.0"));  // draft-04: a float is never an integer
   EXPECT_TRUE(valid(d4, "1"));

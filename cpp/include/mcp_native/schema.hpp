@@ -218,6 +218,7 @@ struct Node {
   uint8_t types = 0;         ///< its `type` mask (0: none), checked before the keywords
   uint8_t only_types = 0;    ///< for a verdict the node is just a `type` mask (or a union of them)
   int32_t or_null = -1;      ///< for a verdict the node is `null` or this subschema (-1: no)
+  int32_t select = -1;       ///< the node is only this anyOf/oneOf keyword, with Keyword::by_kind
   const Json* type_value = nullptr;  ///< the `type` value (for messages)
   /// A typed array (e.g. `{"type": "array", "items": {"type": "number"}, "minItems": 2}`): the
   /// items' type mask, with the item count bounds; 0 when the node is not one.

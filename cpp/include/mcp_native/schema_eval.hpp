@@ -292,6 +292,14 @@ class Evaluator {
     if (n.leaf) return simple(n, v);  // never nests deeper: no depth, steps or scope
     if (n.or_null >= 0) return V::kind(env_, v) == Kind::Null || test((uint32_t)n.or_null, v);
     Depth d(c_, P.limits.max_instance_depth);
+    if (n.select >= 0) return selected(n, si, v);
+    return schema(si, v, nullptr);
+  }
+  // A node that is only an anyOf/oneOf: the one branch that admits this kind decides.
+  [[gnu::noinline]] bool selected(const Node& n, uint32_t si, Value v) {
+    const Keyword& kw = P.keywords[n.select];
+    Kind k = V::kind(env_, v);
+    if (int16_t only = kw.by_kind[(size_t)k]; only != -1) return only >= 0 && branch(kw.kids[only], k, v, nullptr);
     return schema(si, v, nullptr);
   }
   bool sub_collect(uint32_t si, Value v, Seg at, std::initializer_list<Seg> spath_toks) {
