@@ -220,3 +220,13 @@ def test_one_validator_many_threads() -> None:
     for t in threads:
         t.join()
     assert failures == []
+
+
+def test_repeated_names_in_json_text() -> None:
+    # JSON text may repeat a member name (a dict cannot): it counts once towards `required`,
+    # and every occurrence is validated.
+    v = Validator({"properties": {"a": {"type": "integer"}, "b": {}}, "required": ["a", "b"]})
+    assert not v.is_valid_json(b'{"a":1,"a":2}')
+    assert [e.keyword for e in v.iter_errors_json(b'{"a":1,"a":2}')] == ["required"]
+    assert v.is_valid_json(b'{"b":1,"a":2,"b":3}')
+    assert not v.is_valid_json(b'{"b":1,"a":2,"a":"x"}')

@@ -143,7 +143,9 @@ py::object json_to_py(const Json& j) {
 class Source {
  public:
   explicit Source(py::handle data) {
-    if (PyUnicode_Check(data.ptr())) {
+    if (PyBytes_CheckExact(data.ptr())) {  // immutable: read in place, no buffer to hold
+      text_ = {PyBytes_AS_STRING(data.ptr()), (size_t)PyBytes_GET_SIZE(data.ptr())};
+    } else if (PyUnicode_Check(data.ptr())) {
       Py_ssize_t n;
       const char* p = PyUnicode_AsUTF8AndSize(data.ptr(), &n);
       if (!p) throw py::error_already_set();
@@ -242,10 +244,10 @@ class SchemaValidator {
     if (p.fallback) return py::bool_(is_valid(p.fallback));
     bool ok = guarded([&] {
       NoGil nogil(src);
-      DomView::Env env;
+      TapeView::Env env;
       Counters c;
-      Evaluator<DomView, false> ev(*program_, env, c);
-      return ev.run(p.root);
+      Evaluator<TapeView, false> ev(*program_, env, c);
+      return ev.run(TapeView::root(*p.doc));
     });
     return py::bool_(ok);
   }
@@ -287,13 +289,19 @@ class SchemaValidator {
 
   struct Parsed {
     simdjson::dom::element root;
+    const simdjson::dom::document* doc = nullptr;  // root's document
     py::object fallback;  // the document as Python objects, when simdjson cannot represent it
   };
 
   // Parses with the calling thread's parser (the element stays valid until its next use).
   Parsed parse(const Source& src) const {
-    thread_local simdjson::dom::parser parser;
-    thread_local std::vector<char> buf;
+    struct PerThread {  // one thread-local lookup per call
+      simdjson::dom::parser parser;
+      std::vector<char> buf;
+    };
+    thread_local PerThread mine;
+    simdjson::dom::parser& parser = mine.parser;
+    std::vector<char>& buf = mine.buf;
     std::string_view doc = src.text();
     size_t depth = program_->limits.max_instance_depth + 1;
     simdjson::error_code err;
@@ -315,7 +323,10 @@ class SchemaValidator {
         err = parser.allocate(std::max(doc.size(), parser.capacity()), depth);
       if (!err) err = parser.parse((const uint8_t*)text, doc.size(), false).get(p.root);
     }
-    if (!err) return p;
+    if (!err) {
+      p.doc = &parser.doc;
+      return p;
+    }
     if (err == simdjson::DEPTH_ERROR)
       raise_limit("instance nesting depth exceeds max_instance_depth=" + std::to_string(program_->limits.max_instance_depth));
     if (err == simdjson::NUMBER_ERROR) {

@@ -26,6 +26,7 @@ struct PyView {
     mutable std::vector<std::unique_ptr<std::string>> big_ints = {};
   };
   static constexpr bool kFastLookup = true;
+  static constexpr bool kUtf8Strings = false;  // str_len is the str's length
 
   [[gnu::always_inline]] static Kind kind(const Env&, PyObject* o) {
     PyTypeObject* t = Py_TYPE(o);

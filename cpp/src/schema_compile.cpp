@@ -251,6 +251,7 @@ class Compiler {
     check_cycles();
     if (!P.dynamic) skip_pure_refs();
     find_discriminators();
+    shortcut_optional_values();
     for (auto& node : P.nodes) {
       node.simple = node.boolean < 0 && !node.tracks;
       for (uint32_t i = node.first; i < node.first + node.count; ++i) node.simple &= is_simple(P.keywords[i].op);
@@ -290,6 +291,7 @@ class Compiler {
       node.min_items = lo;
       node.max_items = hi;
     }
+    branches_by_kind();
     return nodes_.at(root);
   }
 
@@ -824,6 +826,7 @@ class Compiler {
           size_t s = h & (cap - 1);
           while (props.slots[s] >= 0) s = (s + 1) & (cap - 1);
           props.slots[s] = (int32_t)i;
+          props.prop_lengths |= uint64_t{1} << (P.keys[props.props[i].first].size() & 63);
         }
         // Required names that are declared properties are checked by the same lookups.
         props.prop_required.assign(props.props.size(), 0);
@@ -835,8 +838,7 @@ class Compiler {
             if (pos == props.props.end()) {
               rest.push_back(key);
             } else if (!props.prop_required[pos - props.props.begin()]) {
-              props.prop_required[pos - props.props.begin()] = 1;
-              ++props.n_required;
+              props.prop_required[pos - props.props.begin()] = ++props.n_required;
               props.required_value = it->value;
             }
           }
@@ -907,6 +909,71 @@ class Compiler {
     nodes_[node_json_[0]] = target(nodes_.at(node_json_[0]));
   }
 
+  // For verdicts: a node that is only an `anyOf` of bare types is their union (`only_types`); one
+  // that is only `anyOf: [X, {"type": "null"}]` (an optional value) is null or X (`or_null`).
+  // Errors still come from the anyOf.
+  void shortcut_optional_values() {
+    auto bare = [&](uint32_t n) {
+      const Node& x = P.nodes[n];
+      return x.boolean < 0 && !x.tracks && x.count == 0 ? x.types : uint8_t{0};
+    };
+    for (auto& node : P.nodes) {
+      if (node.boolean >= 0 || node.tracks || node.types || node.count != 1) continue;
+      const Keyword& k = P.keywords[node.first];
+      if (k.op != Op::AnyOf || k.kids.empty()) continue;
+      uint8_t all = 0;
+      bool every = true;
+      for (uint32_t kid : k.kids) {
+        uint8_t t = bare(kid);
+        every &= t != 0;
+        all |= t;
+      }
+      if (every) node.only_types = all;
+      else if (P.dynamic) continue;  // X is entered without this node's dynamic scope
+      else if (k.kids.size() == 2 && bare(k.kids[1]) == kNull) node.or_null = (int32_t)k.kids[0];
+      else if (k.kids.size() == 2 && bare(k.kids[0]) == kNull) node.or_null = (int32_t)k.kids[1];
+    }
+  }
+
+  // anyOf/oneOf whose branches declare types: for a kind of instance that only one branch
+  // admits, that branch alone decides (the others fail on their type).
+  void branches_by_kind() {
+    auto kinds = [&](uint32_t n) -> unsigned {  // bit per Kind that the subschema may accept
+      const Node& x = P.nodes[n];
+      if (x.boolean >= 0) return x.boolean ? 0x3f : 0;
+      uint8_t t = x.only_types ? x.only_types : x.types;
+      if (!t) return 0x3f;
+      unsigned m = 0;
+      if (t & kNull) m |= 1u << (int)Kind::Null;
+      if (t & kBool) m |= 1u << (int)Kind::Bool;
+      if (t & (kNumber | kInteger)) m |= 1u << (int)Kind::Number;
+      if (t & kString) m |= 1u << (int)Kind::String;
+      if (t & kArray) m |= 1u << (int)Kind::Array;
+      if (t & kObject) m |= 1u << (int)Kind::Object;
+      return m;
+    };
+    for (auto& k : P.keywords) {
+      if ((k.op != Op::AnyOf && k.op != Op::OneOf) || k.kids.size() > 0x7fff) continue;
+      std::array<int, 6> count{};
+      std::array<int16_t, 6> only{};
+      for (size_t i = 0; i < k.kids.size(); ++i) {
+        unsigned m = kinds(k.kids[i]);
+        for (int kind = 0; kind < 6; ++kind)
+          if (m >> kind & 1) ++count[kind], only[kind] = (int16_t)i;
+      }
+      for (int kind = 0; kind < 6; ++kind) k.by_kind[kind] = count[kind] == 0 ? -2 : count[kind] == 1 ? only[kind] : -1;
+    }
+    // A node that is nothing but such a keyword goes straight to the branch (not with dynamic
+    // references: the node may open a resource of the dynamic scope).
+    for (auto& node : P.nodes) {
+      if (P.dynamic || node.boolean >= 0 || node.tracks || node.types || node.count != 1) continue;
+      const Keyword& k = P.keywords[node.first];
+      if ((k.op == Op::AnyOf || k.op == Op::OneOf) &&
+          std::any_of(k.by_kind.begin(), k.by_kind.end(), [](int16_t b) { return b >= 0; }))
+        node.select = (int32_t)node.first;
+    }
+  }
+
   void find_discriminators() {
     for (auto& node : P.nodes) {
       if (node.boolean >= 0) continue;
@@ -951,7 +1018,9 @@ class Compiler {
         if (c.disc_key != k.disc_key) k.disc_rest.push_back(i);
         else for (std::string_view s : c.disc_values) k.disc_table.emplace_back(s, i);
       }
-      std::sort(k.disc_table.begin(), k.disc_table.end());
+      std::sort(k.disc_table.begin(), k.disc_table.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? shorter_or_less(a.first, b.first) : a.second < b.second;
+      });
       k.disc_table.erase(std::unique(k.disc_table.begin(), k.disc_table.end()), k.disc_table.end());
     }
   }

@@ -282,8 +282,7 @@ Exact exact(const Num& n) {
 
 }  // namespace
 
-int compare(const Num& a, const Num& b) {
-  if (a.k == Num::I && b.k == Num::I) return (a.i > b.i) - (a.i < b.i);
+int compare_wide(const Num& a, const Num& b) {
   if (a.k != Num::F && a.k != Num::B && b.k != Num::F && b.k != Num::B) {
     auto wide = [](const Num& n) { return n.k == Num::I ? n.i : n.k == Num::U ? (__int128)n.u : n.l; };
     __int128 x = wide(a), y = wide(b);

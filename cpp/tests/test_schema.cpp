@@ -17,7 +17,13 @@ bool valid(const std::string& schema, const std::string& instance, Options o = {
   DomView::Env env;
   Counters c;
   Evaluator<DomView, false> ev(*prog, env, c);
-  return ev.run(doc);
+  bool verdict = ev.run(doc);
+  // The tape view must agree with the element view.
+  TapeView::Env tenv;
+  Counters tc;
+  Evaluator<TapeView, false> tev(*prog, tenv, tc);
+  EXPECT_EQ(tev.run(TapeView::root(parser.doc)), verdict) << schema << " on " << instance;
+  return verdict;
 }
 
 }  // namespace
@@ -31,6 +37,97 @@ TEST(Schema, TypesAndNumbers) {
   EXPECT_FALSE(valid(R"({"type":"integer","multipleOf":0.123456789})", "1e308"));
   EXPECT_TRUE(valid(R"({"const":1})", "1.0"));
   EXPECT_FALSE(valid(R"({"const":1})", "true"));
+}
+
+TEST(Schema, TapeContainers) {
+  const char* s = R"({"type":"array","minItems":2,"maxItems":3,"items":{"type":"object","minProperties":1,
+                      "maxProperties":2,"properties":{"a":{"type":"integer"},"b":{"type":"string"}},
+                      "additionalProperties":{"type":"array","items":{"type":"number"}}}})";
+  EXPECT_TRUE(valid(s, R"([{"a":1},{"b":"x","c":[1,2.5,-3]}])"));
+  EXPECT_FALSE(valid(s, R"([{"c":[]},{"c":[[]],"a":2},{"a":18446744073709551615}])"));
+  EXPECT_FALSE(valid(s, R"([{"a":1}])"));
+  EXPECT_FALSE(valid(s, R"([{"a":1},{"a":1},{"a":1},{"a":1}])"));
+  EXPECT_FALSE(valid(s, R"([{"a":1},{}])"));
+  EXPECT_FALSE(valid(s, R"([{"a":1},{"a":1,"b":"x","c":[]}])"));
+  EXPECT_FALSE(valid(s, R"([{"a":1.5},{"b":"x"}])"));
+  EXPECT_FALSE(valid(s, R"([{"b":2},{"b":"x"}])"));
+  EXPECT_FALSE(valid(s, R"([{"c":[1,{"x":null}]},{"b":"x"}])"));
+  EXPECT_TRUE(valid(s, R"([{"a":-9223372036854775808},{"a":18446744073709551615,"b":"\u00e9"}])"));
+  // Members out of the declared order, duplicate names, keys past a nested container.
+  const char* o = R"({"properties":{"a":{"const":1},"b":{"const":2},"c":{"const":3}},"required":["a","c"],
+                      "additionalProperties":false})";
+  EXPECT_TRUE(valid(o, R"({"c":3,"b":2,"a":1})"));
+  EXPECT_TRUE(valid(o, R"({"a":1,"c":3})"));
+  EXPECT_FALSE(valid(o, R"({"a":1,"a":2,"c":3})"));
+  EXPECT_FALSE(valid(o, R"({"b":2,"c":3})"));
+  EXPECT_FALSE(valid(o, R"({"a":1,"c":3,"d":{"e":[1,{"a":1}]}})"));
+  // A repeated name counts once towards `required`.
+  const char* r = R"({"properties":{"a":{},"b":{}},"required":["a","b"]})";
+  EXPECT_FALSE(valid(r, R"({"a":1,"a":2})"));
+  EXPECT_TRUE(valid(r, R"({"b":1,"a":2,"b":3})"));
+  EXPECT_TRUE(valid(R"({"minLength":2,"maxLength":2})", R"("\u00e9\u00e9")"));
+  EXPECT_FALSE(valid(R"({"maxLength":1})", R"("\u00e9\u00e9")"));
+  EXPECT_TRUE(valid(R"({"enum":[null,true,"x",[1]]})", "true"));
+  EXPECT_FALSE(valid(R"({"enum":[null,true,"x",[1]]})", "false"));
+}
+
+TEST(Schema, OptionalValues) {
+  const char* u = R"({"anyOf":[{"type":"integer"},{"type":"null"}]})";
+  EXPECT_TRUE(valid(u, "1"));
+  EXPECT_TRUE(valid(u, "1.0"));
+  EXPECT_TRUE(valid(u, "null"));
+  EXPECT_FALSE(valid(u, "1.5"));
+  EXPECT_FALSE(valid(u, R"("1")"));
+  const char* items = R"({"type":"array","items":{"anyOf":[{"type":"string"},{"type":"null"}]}})";
+  EXPECT_TRUE(valid(items, R"([null,"a"])"));
+  EXPECT_FALSE(valid(items, R"([null,1])"));
+  const char* o = R"({"$defs":{"A":{"type":"object","required":["x"],"properties":{"x":{"minimum":0}}}},
+                      "properties":{"a":{"anyOf":[{"type":"null"},{"$ref":"#/$defs/A"}],"title":"A"},
+                                    "n":{"anyOf":[{"type":"integer","minimum":0},{"type":"null"}]}}})";
+  EXPECT_TRUE(valid(o, R"({"a":null,"n":null})"));
+  EXPECT_TRUE(valid(o, R"({"a":{"x":0},"n":0})"));
+  EXPECT_FALSE(valid(o, R"({"a":{"x":-1}})"));
+  EXPECT_FALSE(valid(o, R"({"a":{}})"));
+  EXPECT_FALSE(valid(o, R"({"a":1})"));
+  EXPECT_FALSE(valid(o, R"({"n":-1})"));
+  EXPECT_FALSE(valid(o, R"({"n":"1"})"));
+}
+
+TEST(Schema, BranchesByType) {
+  const char* o = R"({"oneOf":[{"type":"string"},{"type":"array","items":{"type":"integer"}},
+                               {"type":"object","required":["a"]}]})";
+  EXPECT_TRUE(valid(o, R"("x")"));
+  EXPECT_TRUE(valid(o, "[1]"));
+  EXPECT_FALSE(valid(o, R"(["x"])"));
+  EXPECT_TRUE(valid(o, R"({"a":1})"));
+  EXPECT_FALSE(valid(o, "{}"));
+  EXPECT_FALSE(valid(o, "1"));
+  EXPECT_FALSE(valid(o, "null"));
+  EXPECT_FALSE(valid(R"({"oneOf":[{"type":"integer"},{"type":"number"}]})", "1"));
+  EXPECT_TRUE(valid(R"({"oneOf":[{"type":"integer"},{"type":"number"}]})", "1.5"));
+  const char* a = R"({"anyOf":[{"type":"integer","minimum":5},{"type":"string"}]})";
+  EXPECT_FALSE(valid(a, "3"));
+  EXPECT_TRUE(valid(a, "7"));
+  EXPECT_FALSE(valid(a, "7.5"));
+  EXPECT_FALSE(valid(a, "true"));
+  // An untyped branch admits every kind.
+  const char* u = R"({"anyOf":[{"type":"integer","minimum":5},{"type":"string"},{"maxLength":2}]})";
+  EXPECT_TRUE(valid(u, "3"));
+  EXPECT_TRUE(valid(u, R"("abc")"));
+  EXPECT_TRUE(valid(u, "true"));
+  // A property whose schema is only such a oneOf, recursively (the tree of recursive_schema).
+  const char* t = R"({"$defs":{"node":{"oneOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/node"}},
+                      {"type":"object","required":["tag"],"properties":{"tag":{"type":"string"},
+                       "content":{"$ref":"#/$defs/node"}},"additionalProperties":false}]}},
+                      "properties":{"root":{"$ref":"#/$defs/node"}}})";
+  EXPECT_TRUE(valid(t, R"({"root":["a",{"tag":"b","content":["c",{"tag":"d"}]}]})"));
+  EXPECT_FALSE(valid(t, R"({"root":["a",{"tag":"b","content":["c",{"tag":1}]}]})"));
+  EXPECT_FALSE(valid(t, R"({"root":["a",{"tag":"b","content":[null]}]})"));
+  EXPECT_FALSE(valid(t, R"({"root":1})"));
+  EXPECT_FALSE(valid(t, R"({"root":{"tag":"x","other":1}})"));
+  const char* d4 = R"({"$schema":"http://json-schema.org/draft-04/schema#","oneOf":[{"type":"integer"},{"type":"string"}]})";
+  EXPECT_FALSE(valid(d4, "1.0"));  // draft-04: a float is never an integer
+  EXPECT_TRUE(valid(d4, "1"));
 }
 
 TEST(Schema, ObjectsAndRefs) {

@@ -2,6 +2,7 @@
 // program that evaluation (schema_eval.hpp) runs over any instance view.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -136,8 +137,13 @@ struct Num {
 /// refers to `text`, which must outlive it.
 Num num_of_decimal(std::string_view text);
 
+/// -1, 0 or 1, exact for every pair of Nums (compare() inlines the common case).
+int compare_wide(const Num& a, const Num& b);
 /// -1, 0 or 1, exact for every pair of Nums.
-int compare(const Num& a, const Num& b);
+inline int compare(const Num& a, const Num& b) {
+  if (a.k == Num::I && b.k == Num::I) return (a.i > b.i) - (a.i < b.i);
+  return compare_wide(a, b);
+}
 /// `x` is an integer multiple of `m` (exact for integers; decimal semantics for doubles, so
 /// 0.0075 / 0.0001 is).
 bool is_multiple(const Num& x, const Num& m);
@@ -183,8 +189,10 @@ struct Keyword {
   // Props: properties (key ids + subschemas), open-addressing table over them, patterns.
   std::vector<std::pair<uint32_t, uint32_t>> props;
   std::vector<int32_t> slots;
+  uint64_t prop_lengths = 0;  ///< bit (length % 64) of each property name: most others skip the table
   std::vector<std::pair<uint32_t, uint32_t>> patterns;  ///< (regex, subschema)
-  std::vector<uint8_t> prop_required;  ///< Props: props[i] is also `required` (checked here)
+  /// Props: props[i] is also `required` (checked here): its ordinal among those, from 1 (else 0).
+  std::vector<uint32_t> prop_required;
   uint32_t n_required = 0;             ///< Props: how many are
   const Json* required_value = nullptr;  ///< Props: the `required` value (for messages)
   int64_t additional = -1;  ///< additionalProperties subschema
@@ -192,10 +200,13 @@ struct Keyword {
   std::string anchor;       ///< DynamicRef anchor name
   bool dynamic = false;     ///< DynamicRef/RecursiveRef: resolve through the dynamic scope
   int32_t disc_key = -1;    ///< AnyOf/OneOf: the discriminator property most branches pin
-  /// AnyOf/OneOf with disc_key: (pinned value, branch index) sorted, and the branches that do
-  /// not pin it (always candidates).
+  /// AnyOf/OneOf with disc_key: (pinned value, branch index) sorted by shorter_or_less then
+  /// index, and the branches that do not pin it (always candidates).
   std::vector<std::pair<std::string_view, uint32_t>> disc_table;
   std::vector<uint32_t> disc_rest;
+  /// AnyOf/OneOf, per Kind of instance: the only branch whose type admits it, -2 when none
+  /// does, -1 when several may (then no shortcut).
+  std::array<int16_t, 6> by_kind{-1, -1, -1, -1, -1, -1};
 };
 
 /// One compiled subschema.
@@ -205,7 +216,9 @@ struct Node {
   bool simple = false;       ///< only keywords that look at this value itself (no subschemas)
   bool leaf = false;         ///< simple, or also item keywords whose subschemas are bare types
   uint8_t types = 0;         ///< its `type` mask (0: none), checked before the keywords
-  uint8_t only_types = 0;    ///< the node is just a `type`: its mask
+  uint8_t only_types = 0;    ///< for a verdict the node is just a `type` mask (or a union of them)
+  int32_t or_null = -1;      ///< for a verdict the node is `null` or this subschema (-1: no)
+  int32_t select = -1;       ///< the node is only this anyOf/oneOf keyword, with Keyword::by_kind
   const Json* type_value = nullptr;  ///< the `type` value (for messages)
   /// A typed array (e.g. `{"type": "array", "items": {"type": "number"}, "minItems": 2}`): the
   /// items' type mask, with the item count bounds; 0 when the node is not one.
@@ -226,6 +239,36 @@ struct Resource {
   bool recursive_anchor = false;
   uint32_t root = 0;
 };
+
+/// a == b, inline: for property names a library call costs more than the compare itself.
+[[gnu::always_inline]] inline bool same_text(std::string_view a, std::string_view b) {
+  size_t n = a.size();
+  if (n != b.size()) return false;
+  if (n > 16) return std::memcmp(a.data(), b.data(), n) == 0;
+  if (n >= 8) {  // two overlapping 8-byte words
+    uint64_t a0, a1, b0, b1;
+    std::memcpy(&a0, a.data(), 8);
+    std::memcpy(&b0, b.data(), 8);
+    std::memcpy(&a1, a.data() + n - 8, 8);
+    std::memcpy(&b1, b.data() + n - 8, 8);
+    return a0 == b0 && a1 == b1;
+  }
+  if (n >= 4) {  // two overlapping 4-byte words
+    uint32_t a0, a1, b0, b1;
+    std::memcpy(&a0, a.data(), 4);
+    std::memcpy(&b0, b.data(), 4);
+    std::memcpy(&a1, a.data() + n - 4, 4);
+    std::memcpy(&b1, b.data() + n - 4, 4);
+    return a0 == b0 && a1 == b1;
+  }
+  return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
+
+/// An order of strings that settles most pairs by their lengths: shorter first, then bytewise.
+inline bool shorter_or_less(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return a.size() < b.size();
+  return std::memcmp(a.data(), b.data(), a.size()) < 0;
+}
 
 /// The compiled, immutable program. Safe to evaluate from many threads at once.
 struct Program {
@@ -248,9 +291,7 @@ struct Program {
       int32_t s = kw.slots[i];
       if (s < 0) return -1;
       uint32_t id = kw.props[s].first;
-      if (key_hashes[id] == hash && keys[id].size() == key.size() &&
-          std::memcmp(keys[id].data(), key.data(), key.size()) == 0)
-        return s;
+      if (key_hashes[id] == hash && same_text(keys[id], key)) return s;
     }
   }
 };

@@ -1,17 +1,21 @@
-// The simdjson DOM instance view: validates parsed JSON text without building any other objects.
+// The simdjson DOM instance views: validate parsed JSON text without building any other objects.
 #pragma once
 
 #include <simdjson.h>
+
+#include <cstring>
 
 #include "mcp_native/schema_eval.hpp"
 
 namespace mcp_native::schema {
 
-/// Instance view over simdjson DOM elements (see schema_eval.hpp for the concept).
+/// Instance view over simdjson DOM elements (see schema_eval.hpp for the concept). Error
+/// collection uses it: its elements are what the bindings turn into Python values.
 struct DomView {
   using Value = simdjson::dom::element;
   struct Env {};
   static constexpr bool kFastLookup = false;
+  static constexpr bool kUtf8Strings = true;
 
   static Kind kind(const Env&, Value v) {
     switch (v.type()) {
@@ -62,6 +66,98 @@ struct DomView {
     if (r.error()) return false;
     out = r.value_unsafe();
     return true;
+  }
+};
+
+/// Instance view over the tape of a document that a simdjson 3 `dom::parser` parsed (public
+/// `parser.doc`), read directly: one 64-bit word per value with its type character in the top
+/// byte, where dom::element re-checks the type on every access. Used for verdicts.
+struct TapeView {
+  struct Value {
+    const simdjson::dom::document* doc = nullptr;
+    const uint64_t* w = nullptr;  ///< the value's tape word
+  };
+  struct Env {};
+  static constexpr bool kFastLookup = false;
+  static constexpr bool kUtf8Strings = true;
+
+  /// The root value of a parsed document.
+  static Value root(const simdjson::dom::document& d) { return {&d, d.tape.get() + 1}; }
+
+  static char type(Value v) { return char(*v.w >> 56); }
+  static uint64_t payload(Value v) { return *v.w & simdjson::internal::JSON_VALUE_MASK; }
+  // The word after a value: past the closing word of a container, past the number's word.
+  [[gnu::always_inline]] static const uint64_t* next(const simdjson::dom::document* d, const uint64_t* w) {
+    switch (char(*w >> 56)) {
+      case '[': case '{': return d->tape.get() + uint32_t(*w);
+      case 'l': case 'u': case 'd': return w + 2;
+      default: return w + 1;
+    }
+  }
+  static Kind kind(const Env&, Value v) {
+    switch (type(v)) {
+      case '"': return Kind::String;
+      case '{': return Kind::Object;
+      case '[': return Kind::Array;
+      case 't': case 'f': return Kind::Bool;
+      case 'n': return Kind::Null;
+      default: return Kind::Number;
+    }
+  }
+  static bool boolean(Value v) { return type(v) == 't'; }
+  static Num num(const Env&, Value v) {
+    Num n;
+    switch (type(v)) {
+      case 'l': n.k = Num::I; std::memcpy(&n.i, v.w + 1, 8); break;
+      case 'u': n.k = Num::U; std::memcpy(&n.u, v.w + 1, 8); break;
+      default: n.k = Num::F; std::memcpy(&n.d, v.w + 1, 8); break;
+    }
+    return n;
+  }
+  static std::string_view str(const Env&, Value v) {
+    const uint8_t* p = v.doc->string_buf.get() + payload(v);
+    uint32_t len;
+    std::memcpy(&len, p, sizeof len);
+    return {reinterpret_cast<const char*>(p + sizeof len), len};
+  }
+  static size_t str_len(Value v) { return utf8_length(str({}, v)); }
+  // Containers store their size, saturated at JSON_COUNT_MASK (then counted).
+  static size_t size(Value v) {
+    uint32_t n = uint32_t(*v.w >> 32) & simdjson::internal::JSON_COUNT_MASK;
+    if (n < simdjson::internal::JSON_COUNT_MASK) return n;
+    size_t count = 0;
+    const uint64_t* end = v.doc->tape.get() + uint32_t(*v.w) - 1;
+    for (const uint64_t* p = v.w + 1; p != end; p = next(v.doc, type(v) == '{' ? p + 1 : p)) ++count;
+    return count;
+  }
+  static size_t arr_size(Value v) { return size(v); }
+  static size_t obj_size(Value v) { return size(v); }
+  template <class F> static bool arr_each(const Env&, Value v, F&& f) {
+    const uint64_t* end = v.doc->tape.get() + uint32_t(*v.w) - 1;
+    size_t i = 0;
+    for (const uint64_t* p = v.w + 1; p != end; p = next(v.doc, p))
+      if (!f(i++, Value{v.doc, p})) return false;
+    return true;
+  }
+  template <class F> static bool obj_each(const Env& e, Value v, F&& f) {
+    const uint64_t* end = v.doc->tape.get() + uint32_t(*v.w) - 1;
+    for (const uint64_t* p = v.w + 1; p != end;) {
+      const uint64_t* x = p + 1;  // the value, after its key's word
+      if (!f(str(e, Value{v.doc, p}), Value{v.doc, x})) return false;
+      p = next(v.doc, x);
+    }
+    return true;
+  }
+  static bool find(const Env& e, Value v, const Program& p, uint32_t key, Value& out) {
+    std::string_view k = p.keys[key];
+    bool found = false;
+    obj_each(e, v, [&](std::string_view name, Value x) {
+      if (!same_text(name, k)) return true;
+      out = x;
+      found = true;
+      return false;
+    });
+    return found;
   }
 };
 

@@ -10,6 +10,7 @@
 //   static bool obj_each(const Env&, Value, F)     // F(std::string_view key, Value) -> bool
 //   static bool find(const Env&, Value obj, const Program&, uint32_t key, Value& out);
 //   static constexpr bool kFastLookup;             // find() beats iterating the members
+//   static constexpr bool kUtf8Strings;            // str_len counts the code points of str()
 // The valid path (Collect = false) returns a bool, short-circuits and allocates nothing outside
 // uniqueItems and annotation tracking. Collect = true records every error with its paths.
 #pragma once
@@ -35,6 +36,7 @@ struct JsonView {
   using Value = const Json*;
   struct Env {};
   static constexpr bool kFastLookup = false;
+  static constexpr bool kUtf8Strings = true;
   static Kind kind(const Env&, Value v) {
     switch (v->t) {
       case Json::T::Null: return Kind::Null;
@@ -72,6 +74,7 @@ struct StrView {
   using Value = std::string_view;
   struct Env {};
   static constexpr bool kFastLookup = false;
+  static constexpr bool kUtf8Strings = true;
   static Kind kind(const Env&, Value) { return Kind::String; }
   static bool boolean(Value) { return false; }
   static Num num(const Env&, Value) { return {}; }
@@ -172,22 +175,32 @@ struct Seg {
   PathTok tok() const { return index >= 0 ? PathTok::at(index) : PathTok::of(key); }
 };
 
-/// Evaluated properties and items of one instance (for unevaluated*).
+/// Evaluated properties and items of one instance (for unevaluated*). Properties are marked by
+/// member position (every annotation of one instance walks the same members in the same order):
+/// a bit mask for the first 64, so that the common object allocates nothing.
 struct Annot {
   bool all_props = false;
   bool all_items = false;
   uint64_t prefix = 0;
-  std::vector<std::string_view> props;
+  uint64_t prop_bits = 0;           ///< members 0..63
+  std::vector<uint32_t> more_props;  ///< members from 64 on
   std::vector<uint64_t> items;
+  void mark_prop(size_t member) {
+    if (member < 64) prop_bits |= uint64_t{1} << member;
+    else more_props.push_back((uint32_t)member);
+  }
   void merge(const Annot& o) {
     all_props |= o.all_props;
     all_items |= o.all_items;
     prefix = std::max(prefix, o.prefix);
-    props.insert(props.end(), o.props.begin(), o.props.end());
-    items.insert(items.end(), o.items.begin(), o.items.end());
+    prop_bits |= o.prop_bits;
+    if (!o.more_props.empty()) more_props.insert(more_props.end(), o.more_props.begin(), o.more_props.end());
+    if (!o.items.empty()) items.insert(items.end(), o.items.begin(), o.items.end());
   }
-  bool has_prop(std::string_view k) const {
-    return all_props || std::find(props.begin(), props.end(), k) != props.end();
+  bool has_prop(size_t member) const {
+    if (all_props) return true;
+    if (member < 64) return prop_bits >> member & 1;
+    return std::find(more_props.begin(), more_props.end(), member) != more_props.end();
   }
   bool has_item(uint64_t i) const {
     return all_items || i < prefix || std::find(items.begin(), items.end(), i) != items.end();
@@ -267,15 +280,29 @@ class Evaluator {
   };
 
   // Applies subschema si to a member/item of the instance (the instance path grows by `at`).
-  bool sub(uint32_t si, Value v, Seg at, std::initializer_list<Seg> spath_toks) {
-    if (!collecting()) {
-      const Node& n = P.nodes[si];
-      if (n.only_types) return is_type(n.only_types, false, V::kind(env_, v), v);
-      if (n.item_types) return typed_array(n, v);
-      if (n.leaf) return simple(n, v);  // never nests deeper: no depth, steps or scope
-      Depth d(c_, P.limits.max_instance_depth);
-      return schema(si, v, nullptr);
-    }
+  // (Inlined, so that a verdict builds no path segments.)
+  [[gnu::always_inline]] bool sub(uint32_t si, Value v, Seg at, std::initializer_list<Seg> spath_toks) {
+    if (!collecting()) return test(si, v);
+    return sub_collect(si, v, at, spath_toks);
+  }
+  bool test(uint32_t si, Value v) {
+    const Node& n = P.nodes[si];
+    if (n.only_types) return is_type(n.only_types, false, V::kind(env_, v), v);
+    if (n.item_types) return typed_array(n, v);
+    if (n.leaf) return simple(n, v);  // never nests deeper: no depth, steps or scope
+    if (n.or_null >= 0) return V::kind(env_, v) == Kind::Null || test((uint32_t)n.or_null, v);
+    Depth d(c_, P.limits.max_instance_depth);
+    if (n.select >= 0) return selected(n, si, v);
+    return schema(si, v, nullptr);
+  }
+  // A node that is only an anyOf/oneOf: the one branch that admits this kind decides.
+  [[gnu::noinline]] bool selected(const Node& n, uint32_t si, Value v) {
+    const Keyword& kw = P.keywords[n.select];
+    Kind k = V::kind(env_, v);
+    if (int16_t only = kw.by_kind[(size_t)k]; only != -1) return only >= 0 && branch(kw.kids[only], k, v, nullptr);
+    return schema(si, v, nullptr);
+  }
+  bool sub_collect(uint32_t si, Value v, Seg at, std::initializer_list<Seg> spath_toks) {
     Depth d(c_, P.limits.max_instance_depth);
     size_t is = ipath.size(), ss = spath.size();
     ipath.push_back(at.tok());
@@ -295,6 +322,7 @@ class Evaluator {
     return ok;
   }
   bool quiet(uint32_t si, Value v, Annot* an) {
+    if constexpr (!Collect) return schema(si, v, an);  // nothing to mute
     ++mute_;
     bool ok;
     try {
@@ -305,6 +333,15 @@ class Evaluator {
     }
     --mute_;
     return ok;
+  }
+
+  // Applies subschema si (a branch of anyOf, oneOf, not, if) to the same instance, of kind k,
+  // quietly. A branch whose type mask rejects k, or that is a bare type, is settled here.
+  bool branch(uint32_t si, Kind k, Value v, Annot* an) {
+    const Node& n = P.nodes[si];
+    if (n.only_types) return is_type(n.only_types, false, k, v);
+    if (n.types && !is_type(n.types, false, k, v)) return false;
+    return quiet(si, v, an);
   }
 
   [[noreturn, gnu::noinline]] void limit(const char* what, uint64_t value) {
@@ -439,6 +476,19 @@ class Evaluator {
     }
   }
 
+  // MinLength/MaxLength of a string.
+  bool length_ok(const Keyword& kw, Value v) {
+    const bool min = kw.op == Op::MinLength;
+    if constexpr (V::kUtf8Strings) {
+      // b UTF-8 bytes hold between b/4 and b code points: most bounds hold or fail uncounted.
+      size_t b = V::str(env_, v).size();
+      if (min ? b / 4 >= kw.count : b <= kw.count) return true;
+      if (min && b < kw.count) return false;
+    }
+    size_t n = V::str_len(v);
+    return min ? n >= kw.count : n <= kw.count;
+  }
+
   // Keywords that look at the value itself.
   bool check(const Keyword& kw, Kind k, Value v) {
     switch (kw.op) {
@@ -446,21 +496,21 @@ class Evaluator {
         if (is_type(kw.types, kw.exclusive, k, v)) return true;
         fail(kw, v);
         return false;
-      case Op::Enum: {
-        if (kw.const_hashes.empty()) {
-          for (const Json* c : kw.consts)
-            if (json_equal<V, JsonView>(env_, v, {}, c, 0, P.limits.max_instance_depth)) return true;
-        } else {
+      case Op::Enum:
+      case Op::Const:  // (one constant)
+        if (!kw.const_hashes.empty()) {  // an enum of many values
           uint64_t h = json_hash<V>(env_, v, 0, P.limits.max_instance_depth);
           auto it = std::lower_bound(kw.const_hashes.begin(), kw.const_hashes.end(), std::pair<uint64_t, uint32_t>{h, 0});
           for (; it != kw.const_hashes.end() && it->first == h; ++it)
             if (json_equal<V, JsonView>(env_, v, {}, kw.consts[it->second], 0, P.limits.max_instance_depth)) return true;
+        } else if (k == Kind::String) {  // a string only equals a string: compare the text alone
+          std::string_view s = V::str(env_, v);
+          for (const Json* c : kw.consts)
+            if (c->t == Json::T::String && same_text(c->s, s)) return true;
+        } else {
+          for (const Json* c : kw.consts)
+            if (json_equal<V, JsonView>(env_, v, {}, c, 0, P.limits.max_instance_depth)) return true;
         }
-        fail(kw, v);
-        return false;
-      }
-      case Op::Const:
-        if (json_equal<V, JsonView>(env_, v, {}, kw.consts[0], 0, P.limits.max_instance_depth)) return true;
         fail(kw, v);
         return false;
       case Op::MultipleOf:
@@ -478,9 +528,7 @@ class Evaluator {
       }
       case Op::MinLength:
       case Op::MaxLength: {
-        if (k != Kind::String) return true;
-        size_t n = V::str_len(v);
-        if (kw.op == Op::MinLength ? n >= kw.count : n <= kw.count) return true;
+        if (k != Kind::String || length_ok(kw, v)) return true;
         fail(kw, v);
         return false;
       }
@@ -676,15 +724,17 @@ class Evaluator {
         return ok;
       }
       case Op::AnyOf: {
+        if (int16_t only = kw.by_kind[(size_t)k]; only != -1 && !collecting() && !an)
+          return only >= 0 && branch(kw.kids[only], k, v, nullptr);
         bool ok = false;
         Disc disc = discriminate(kw, k, v);
         if (disc.is_string && !collecting() && !an) {
-          candidates(kw, disc.value, [&](uint32_t kid) { return !(ok = quiet(kid, v, nullptr)); });
+          candidates(kw, disc.value, [&](uint32_t kid) { return !(ok = branch(kid, k, v, nullptr)); });
           return ok;
         }
         for (uint32_t kid : kw.kids) {
           if (disc.rejects(P.nodes[kid])) continue;
-          if (quiet(kid, v, an)) {
+          if (branch(kid, k, v, an)) {
             ok = true;
             if (!an) break;  // annotations need every passing branch
           }
@@ -693,16 +743,18 @@ class Evaluator {
         return ok;
       }
       case Op::OneOf: {
+        if (int16_t only = kw.by_kind[(size_t)k]; only != -1 && !collecting() && !an)
+          return only >= 0 && branch(kw.kids[only], k, v, nullptr);
         std::vector<std::string> passing;
         size_t n = 0;
         Disc disc = discriminate(kw, k, v);
         if (disc.is_string && !collecting() && !an) {
-          candidates(kw, disc.value, [&](uint32_t kid) { return (n += quiet(kid, v, nullptr)) <= 1; });
+          candidates(kw, disc.value, [&](uint32_t kid) { return (n += branch(kid, k, v, nullptr)) <= 1; });
           return n == 1;
         }
         for (size_t i = 0; i < kw.kids.size(); ++i) {
           if (disc.rejects(P.nodes[kw.kids[i]])) continue;
-          if (quiet(kw.kids[i], v, n == 0 ? an : nullptr)) {
+          if (branch(kw.kids[i], k, v, n == 0 ? an : nullptr)) {
             if (collecting()) passing.push_back(std::to_string(i));
             if (++n > 1 && !collecting()) break;
           }
@@ -712,12 +764,12 @@ class Evaluator {
         return false;
       }
       case Op::Not:
-        if (!quiet(kw.kids[0], v, nullptr)) return true;
+        if (!branch(kw.kids[0], k, v, nullptr)) return true;
         fail(kw, v);
         return false;
       case Op::IfThenElse: {
         if (kw.then_ < 0 && kw.else_ < 0 && !an) return true;  // only its annotations matter
-        if (quiet(kw.kids[0], v, an)) {
+        if (branch(kw.kids[0], k, v, an)) {
           return kw.then_ < 0 || inplace((uint32_t)kw.then_, v, an, {Seg::of("then")});
         }
         return kw.else_ < 0 || inplace((uint32_t)kw.else_, v, an, {Seg::of("else")});
@@ -752,8 +804,9 @@ class Evaluator {
         if (k != Kind::Object) return true;
         bool ok = true;
         std::vector<std::string> bad;
+        size_t member = 0;
         V::obj_each(env_, v, [&](std::string_view key, Value x) {
-          if (an->has_prop(key)) return true;
+          if (an->has_prop(member++)) return true;
           Depth d(c_, P.limits.max_instance_depth);
           if (!quiet(kw.kids[0], x, nullptr)) {
             ok = false;
@@ -795,8 +848,8 @@ class Evaluator {
     for (uint32_t i : kw.disc_rest)
       if (!f(kw.kids[i])) return;
     auto it = std::lower_bound(kw.disc_table.begin(), kw.disc_table.end(), value,
-                               [](const auto& e, std::string_view s) { return e.first < s; });
-    for (; it != kw.disc_table.end() && it->first == value; ++it)
+                               [](const auto& e, std::string_view s) { return shorter_or_less(e.first, s); });
+    for (; it != kw.disc_table.end() && same_text(it->first, value); ++it)
       if (!f(kw.kids[it->second])) return;
   }
 
@@ -853,14 +906,28 @@ class Evaluator {
       if (kw.additional < 0 || found == V::obj_size(v)) return ok;
       declared_done = true;
     }
+    // Required properties seen, by ordinal (a set: JSON text may repeat a name); past 64 of
+    // them, the lookups after the walk decide.
+    uint64_t required_seen = 0;
+    size_t next = 0;
     const bool additional_false = kw.additional >= 0 && P.nodes[kw.additional].boolean == 0;
+    if (!V::kFastLookup && !declared_done && !collecting() && kw.patterns.empty() && !an) {
+      // A verdict without patterns or annotations: the walk at its simplest. (Not for views with
+      // fast lookups, which walk less: there it cost more instructions than it saved.)
+      ok = V::obj_each(env_, v, [&](std::string_view key, Value x) {
+        int64_t slot = declared(kw, key, next, required_seen);
+        if (slot >= 0) return test(kw.props[slot].second, x);
+        return kw.additional < 0 || (!additional_false && test((uint32_t)kw.additional, x));
+      });
+      return ok && required_present(kw, v, required_seen);
+    }
     std::vector<std::string> unexpected;
-    uint32_t required_seen = 0;
+    size_t member = 0;
     V::obj_each(env_, v, [&](std::string_view key, Value x) {
+      const size_t at = member++;
       bool matched = false;
       if (!kw.props.empty()) {
-        int64_t slot = P.find_prop(kw, key, hash_key(key));
-        if (slot >= 0) required_seen += kw.prop_required[slot];
+        int64_t slot = declared(kw, key, next, required_seen);
         if (slot >= 0 && declared_done) {
           matched = true;
         } else if (slot >= 0) {
@@ -893,16 +960,39 @@ class Evaluator {
           if (!collecting()) return false;
         }
       }
-      if (an && matched) an->props.push_back(key);
+      if (an && matched) an->mark_prop(at);
       return true;
     });
     if (!unexpected.empty()) fail_named("additionalProperties", nullptr, v, std::move(unexpected));
-    if (!declared_done && required_seen < kw.n_required && (ok || collecting())) {
-      ok = false;
-      Value x{};
-      for (size_t i = 0; i < kw.props.size(); ++i)
-        if (kw.prop_required[i] && !V::find(env_, v, P, kw.props[i].first, x))
-          fail_named("required", kw.required_value, v, {P.keys[kw.props[i].first]});
+    if (!declared_done && (ok || collecting()) && !required_present(kw, v, required_seen)) ok = false;
+    return ok;
+  }
+
+  // The slot of member `key` among kw's declared properties (-1: undeclared), marking a
+  // required one in `required_seen`. Members usually come in the order the schema declares
+  // them: the one after the last found is tried first.
+  int64_t declared(const Keyword& kw, std::string_view key, size_t& next, uint64_t& required_seen) {
+    int64_t slot;
+    if (next < kw.props.size() && same_text(P.keys[kw.props[next].first], key)) slot = (int64_t)next;
+    else if (!(kw.prop_lengths >> (key.size() & 63) & 1) || (slot = P.find_prop(kw, key, hash_key(key))) < 0) return -1;
+    next = (size_t)slot + 1;
+    uint32_t r = kw.prop_required[slot] - 1;  // wraps for properties that are not required
+    if (r < 64) required_seen |= uint64_t{1} << r;
+    return slot;
+  }
+
+  // After a walk: every required property of kw is present (reports those that are not).
+  bool required_present(const Keyword& kw, Value v, uint64_t required_seen) {
+    const uint64_t all = kw.n_required >= 64 ? ~uint64_t{0} : (uint64_t{1} << kw.n_required) - 1;
+    if (kw.n_required <= 64 && required_seen == all) return true;
+    bool ok = true;
+    Value x{};
+    for (size_t i = 0; i < kw.props.size(); ++i) {
+      if (kw.prop_required[i] && !V::find(env_, v, P, kw.props[i].first, x)) {
+        ok = false;
+        if (!collecting()) break;
+        fail_named("required", kw.required_value, v, {P.keys[kw.props[i].first]});
+      }
     }
     return ok;
   }
