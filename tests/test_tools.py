@@ -72,6 +72,20 @@ def test_definition_conforms(shared, version):
         assert_conforms(shared, version, "Tool", with_icons.definition)
 
 
+def test_execution_2025_11_25(shared):
+    t = Tool("long_job", execution={"taskSupport": "optional"}, protocol_version="2025-11-25")
+    assert t.definition["execution"] == {"taskSupport": "optional"}
+    assert_conforms(shared, "2025-11-25", "Tool", t.definition)
+    assert Tool.from_definition(t.definition, protocol_version="2025-11-25").definition == t.definition
+    with pytest.raises(ValueError, match=r"execution\.taskSupport: 'sometimes'"):
+        Tool("j", execution={"taskSupport": "sometimes"}, protocol_version="2025-11-25")
+    with pytest.raises(TypeError, match="execution: expected a dict"):
+        Tool("j", execution="optional", protocol_version="2025-11-25")
+    for version in ("2025-06-18", "2026-07-28"):
+        with pytest.raises(ValueError, match=f"protocol version {version} has no Tool.execution"):
+            Tool("j", execution={"taskSupport": "optional"}, protocol_version=version)
+
+
 def test_output_schema_any_in_2026(shared):
     t = Tool("nums", output_schema={"type": "array", "items": {"type": "number"}})
     assert_conforms(shared, "2026-07-28", "Tool", t.definition)
@@ -366,10 +380,12 @@ def test_check_result(version):
 def test_from_definition_round_trip(version):
     t = weather(version, annotations={"readOnlyHint": True})
     received = json.loads(json.dumps(t.definition))
-    if version == "2025-11-25":
-        received["execution"] = {"taskSupport": "optional"}  # not modelled: left out
+    received["execution"] = {"taskSupport": "optional"}  # kept in 2025-11-25, ignored elsewhere
     client = Tool.from_definition(received, protocol_version=version)
-    assert client.definition == t.definition
+    if version == "2025-11-25":
+        assert client.definition == {**t.definition, "execution": {"taskSupport": "optional"}}
+    else:
+        assert client.definition == t.definition
     client.check_result(t.encode_response(1, WEATHER))
     with pytest.raises(ValidationError):
         client.check_result(dict(t.result(WEATHER), structuredContent={"temperature": 1}))

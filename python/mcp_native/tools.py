@@ -185,6 +185,22 @@ def _shared_result_checker(version: str) -> Any:
     return _result_checker(version, None)
 
 
+
+_TASK_SUPPORT = ("forbidden", "optional", "required")
+
+
+def _check_execution(execution: Any, version: str) -> dict[str, Any]:
+    """2025-11-25's ``ToolExecution``: ``{"taskSupport": "forbidden" | "optional" | "required"}``."""
+    if version != "2025-11-25":
+        raise ValueError(f"execution: protocol version {version} has no Tool.execution (2025-11-25 has)")
+    if not isinstance(execution, Mapping):
+        raise TypeError(f"execution: expected a dict, got {type(execution).__name__}")
+    support = execution.get("taskSupport", "forbidden")
+    if support not in _TASK_SUPPORT:
+        raise ValueError(f"execution.taskSupport: {support!r} is not one of {', '.join(_TASK_SUPPORT)}")
+    return dict(execution)
+
+
 class Tool:
     """A tool definition for one protocol version.
 
@@ -213,6 +229,7 @@ class Tool:
         description: str | None = None,
         annotations: Mapping[str, Any] | None = None,
         icons: list[Mapping[str, Any]] | None = None,
+        execution: Mapping[str, Any] | None = None,
         meta: Mapping[str, Any] | None = None,
         on_invalid: str = "raise",
         protocol_version: str = LATEST_PROTOCOL_VERSION,
@@ -249,6 +266,8 @@ class Tool:
             d["annotations"] = dict(annotations)
         if icons is not None:
             d["icons"] = check_icons("icons", icons, version)
+        if execution is not None:
+            d["execution"] = _check_execution(execution, version)
         if meta is not None:
             if not isinstance(meta, Mapping) or not all(isinstance(k, str) for k in meta):
                 raise TypeError("meta: expected a dict with str keys")
@@ -270,9 +289,8 @@ class Tool:
     @classmethod
     def from_definition(cls, definition: Mapping[str, Any], *, on_invalid: str = "raise", protocol_version: str = LATEST_PROTOCOL_VERSION) -> Tool:
         """A tool from its ``Tool`` definition dict, e.g. as a client receives it from
-        ``tools/list`` (to check arguments before calling and results after). Fields this
-        package does not model (such as 2025-11-25's ``execution``) are left out of
-        ``definition``; the others are checked as by the constructor."""
+        ``tools/list`` (to check arguments before calling and results after). The fields the
+        version defines are checked as by the constructor; others are left out."""
         if not isinstance(definition, Mapping):
             raise TypeError(f"definition: expected a dict, got {type(definition).__name__}")
         if "name" not in definition or "inputSchema" not in definition:
@@ -280,7 +298,10 @@ class Tool:
         return cls(
             definition["name"], input_schema=definition["inputSchema"], output_schema=definition.get("outputSchema"),
             title=definition.get("title"), description=definition.get("description"),
-            annotations=definition.get("annotations"), icons=definition.get("icons"), meta=definition.get("_meta"),
+            annotations=definition.get("annotations"), icons=definition.get("icons"),
+            # other versions define no execution: ignored there, as unknown fields are
+            execution=definition.get("execution") if protocol_version == "2025-11-25" else None,
+            meta=definition.get("_meta"),
             on_invalid=on_invalid, protocol_version=protocol_version,
         )
 
