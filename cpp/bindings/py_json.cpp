@@ -1,10 +1,13 @@
 // The JSON codec on Python objects: the walker behind dumps and the builder behind loads.
 #include "py_json.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -883,6 +886,52 @@ PyObject* parse_to_py(std::string_view doc) {
   p->busy = false;
   p->release_if_big();
   return result;
+}
+
+namespace {
+char* g_scratch;      // BytesOut's reused buffer, allocated on first use
+bool g_scratch_busy;  // set while a BytesOut holds it
+// The most room the last text that outgrew the scratch buffer asked for: the size the next one
+// starts its bytes object at, so that texts of a similar size grow it at most once.
+std::size_t g_room_hint;
+}  // namespace
+
+BytesOut::BytesOut() noexcept {
+  if (g_scratch_busy) return;
+  if (g_scratch == nullptr) g_scratch = static_cast<char*>(std::malloc(kScratchBytes));
+  if (g_scratch == nullptr) return;
+  scratch_ = g_scratch;
+  g_scratch_busy = true;
+}
+
+BytesOut::~BytesOut() {
+  if (scratch_ != nullptr) g_scratch_busy = false;
+  Py_XDECREF(bytes_);
+}
+
+char* BytesOut::grow(char* buf, std::size_t len, std::size_t need, std::size_t& cap) {
+  max_need_ = std::max(max_need_, need);
+  if (bytes_ == nullptr) {
+    const std::size_t size = std::max({need, 2 * cap, g_room_hint, std::size_t{256}});
+    bytes_ = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size));
+    if (bytes_ == nullptr) throw std::bad_alloc();
+    if (len != 0) std::memcpy(PyBytes_AS_STRING(bytes_), buf, len);
+    cap = size;
+  } else {
+    const std::size_t size = std::max(need, 2 * cap);
+    if (_PyBytes_Resize(&bytes_, static_cast<Py_ssize_t>(size)) < 0) throw std::bad_alloc();  // bytes_ was freed
+    cap = size;
+  }
+  return PyBytes_AS_STRING(bytes_);
+}
+
+PyObject* BytesOut::finish(const JsonWriter& w) {
+  const auto len = static_cast<Py_ssize_t>(w.size());
+  if (bytes_ == nullptr) return PyBytes_FromStringAndSize(w.data(), len);
+  g_room_hint = max_need_;
+  // Shrinking reallocates in place (glibc splits the block, or unmaps the tail of a mapped one).
+  if (_PyBytes_Resize(&bytes_, len) < 0) return nullptr;
+  return std::exchange(bytes_, nullptr);
 }
 
 // ---------------------------------------------------------------------------------------------
