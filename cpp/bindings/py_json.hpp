@@ -61,7 +61,7 @@ class BytesOut final : public WriterStorage {
  private:
   char* scratch_ = nullptr;
   PyObject* bytes_ = nullptr;  // set once the text outgrows the scratch buffer
-  std::size_t max_need_ = 0;   // the most room the writer asked for
+  std::size_t max_need_ = 0;   // the most room the writer asked for (from grow)
 };
 
 /// Runs `write(JsonWriter&) -> bool` on an empty writer and returns what it wrote as a new bytes
