@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -889,25 +888,10 @@ PyObject* parse_to_py(std::string_view doc) {
 }
 
 namespace {
-char* g_scratch;      // BytesOut's reused buffer, allocated on first use
-bool g_scratch_busy;  // set while a BytesOut holds it
 // The size the next text that outgrows the scratch buffer starts its bytes object at: the room
 // the last such text ended with, so that a text like it never grows the object again.
 std::size_t g_room_hint;
 }  // namespace
-
-BytesOut::BytesOut() noexcept {
-  if (g_scratch_busy) return;
-  if (g_scratch == nullptr) g_scratch = static_cast<char*>(std::malloc(kScratchBytes));
-  if (g_scratch == nullptr) return;
-  scratch_ = g_scratch;
-  g_scratch_busy = true;
-}
-
-BytesOut::~BytesOut() {
-  if (scratch_ != nullptr) g_scratch_busy = false;
-  Py_XDECREF(bytes_);
-}
 
 char* BytesOut::grow(char* buf, std::size_t len, std::size_t need, std::size_t& cap) {
   max_need_ = std::max(max_need_, need);
@@ -925,16 +909,14 @@ char* BytesOut::grow(char* buf, std::size_t len, std::size_t need, std::size_t& 
   return PyBytes_AS_STRING(bytes_);
 }
 
-PyObject* BytesOut::finish(const JsonWriter& w) {
-  const auto len = static_cast<Py_ssize_t>(w.size());
-  if (bytes_ == nullptr) return PyBytes_FromStringAndSize(w.data(), len);
+PyObject* BytesOut::finish_grown(const JsonWriter& w) {
   // Writers reserve ahead (up to 6 bytes per byte of a string being escaped), so the room a text
   // asks for depends on where it starts growing: keep the room this text ended with, unless it
   // used less than half of it (it started from a bigger text's hint): then what it asked for.
   const std::size_t cap = w.capacity();
   g_room_hint = 2 * w.size() >= cap ? cap : std::max(w.size(), max_need_);
   // Shrinking reallocates in place (glibc splits the block, or unmaps the tail of a mapped one).
-  if (_PyBytes_Resize(&bytes_, len) < 0) return nullptr;
+  if (_PyBytes_Resize(&bytes_, static_cast<Py_ssize_t>(w.size())) < 0) return nullptr;
   return std::exchange(bytes_, nullptr);
 }
 

@@ -37,6 +37,12 @@ void raise_decode_error(simdjson::error_code err, std::string_view doc);
 /// mcp_native.JSONDecodeError set. Uses the module's shared parser: call with the GIL held.
 PyObject* parse_to_py(std::string_view doc);
 
+namespace detail {
+inline constexpr std::size_t kScratchBytes = 4096;
+inline char g_scratch[kScratchBytes];  // BytesOut's first buffer, reused between calls
+inline bool g_scratch_busy;            // set while a BytesOut holds it
+}  // namespace detail
+
 /// The storage of the writer behind write_bytes(): a scratch buffer reused between calls first,
 /// then, once the text outgrows it, the bytes object to be returned, grown in place (its text
 /// follows the object header, so the object is reallocated as a whole). Short texts are copied
@@ -44,21 +50,34 @@ PyObject* parse_to_py(std::string_view doc);
 /// one); longer ones never are. Use with the GIL held.
 class BytesOut final : public WriterStorage {
  public:
-  BytesOut() noexcept;  // takes the scratch buffer unless a call up the stack holds it
-  ~BytesOut();          // gives it back; drops a bytes object not handed out
+  /// Takes the scratch buffer unless a call up the stack holds it.
+  BytesOut() noexcept {
+    if (!detail::g_scratch_busy) {
+      scratch_ = detail::g_scratch;
+      detail::g_scratch_busy = true;
+    }
+  }
+  /// Gives the scratch buffer back; drops a bytes object not handed out.
+  ~BytesOut() {
+    if (scratch_ != nullptr) detail::g_scratch_busy = false;
+    Py_XDECREF(bytes_);
+  }
   BytesOut(const BytesOut&) = delete;
   BytesOut& operator=(const BytesOut&) = delete;
 
   /// A writer on this storage.
-  JsonWriter writer() noexcept { return JsonWriter(*this, scratch_, scratch_ ? kScratchBytes : 0); }
+  JsonWriter writer() noexcept { return JsonWriter(*this, scratch_, scratch_ ? detail::kScratchBytes : 0); }
   /// The text of `w` (a writer from writer()) as a bytes object (new reference), or nullptr with
   /// a Python exception set.
-  PyObject* finish(const JsonWriter& w);
+  PyObject* finish(const JsonWriter& w) {
+    if (bytes_ == nullptr) return PyBytes_FromStringAndSize(w.data(), static_cast<Py_ssize_t>(w.size()));
+    return finish_grown(w);
+  }
   char* grow(char* buf, std::size_t len, std::size_t need, std::size_t& cap) override;
 
-  static constexpr std::size_t kScratchBytes = 4096;
-
  private:
+  PyObject* finish_grown(const JsonWriter& w);
+
   char* scratch_ = nullptr;
   PyObject* bytes_ = nullptr;  // set once the text outgrows the scratch buffer
   std::size_t max_need_ = 0;   // the most room the writer asked for (from grow)
