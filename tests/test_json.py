@@ -293,9 +293,9 @@ def test_dumps_default():
 
 def test_dumps_reentrant_from_default():
     # default() may itself call dumps: the inner call must not clobber the outer buffer.
-    obj = {"a": [1, 2, {3}], "b": "x" * 1000}
-    got = dumps(obj, default=lambda o: dumps(sorted(o)).decode())
-    assert got == ref_dumps(obj, default=lambda o: json.dumps(sorted(o), separators=(",", ":")))
+    for obj in ({"a": [1, 2, {3}], "b": "x" * 1000}, {"b": "x" * 10_000, "a": [set(range(3000)), {5}]}):
+        got = dumps(obj, default=lambda o: dumps(sorted(o)).decode())
+        assert got == ref_dumps(obj, default=lambda o: json.dumps(sorted(o), separators=(",", ":")))
 
 
 class Unknown:
@@ -311,6 +311,11 @@ def test_dumps_output_sizes_across_buffer_growth():
             assert dumps(obj) == ref_dumps(obj)
             line = mcp_native.jsonrpc.encode_request(n, "m", {"p": obj})
             assert line == ref_dumps({"jsonrpc": "2.0", "id": n, "method": "m", "params": {"p": obj}}) + b"\n"
+            # The tool response mirrors the text it has written so far into the text block.
+            structured = {"p": obj}
+            result = {"structuredContent": structured, "content": [{"type": "text", "text": ref_dumps(structured).decode()}]}
+            line = mcp_native.Tool("t").encode_response(n, structured)
+            assert line == ref_dumps({"jsonrpc": "2.0", "id": n, "result": {**result, "resultType": "complete"}}) + b"\n"
 
 
 def test_failed_dumps_free_the_partial_output():
