@@ -7,6 +7,7 @@ import enum
 import json
 import math
 import threading
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -292,13 +293,62 @@ def test_dumps_default():
 
 def test_dumps_reentrant_from_default():
     # default() may itself call dumps: the inner call must not clobber the outer buffer.
-    obj = {"a": [1, 2, {3}], "b": "x" * 1000}
-    got = dumps(obj, default=lambda o: dumps(sorted(o)).decode())
-    assert got == ref_dumps(obj, default=lambda o: json.dumps(sorted(o), separators=(",", ":")))
+    for obj in ({"a": [1, 2, {3}], "b": "x" * 1000}, {"b": "x" * 10_000, "a": [set(range(3000)), {5}]}):
+        got = dumps(obj, default=lambda o: dumps(sorted(o)).decode())
+        assert got == ref_dumps(obj, default=lambda o: json.dumps(sorted(o), separators=(",", ":")))
 
 
 class Unknown:
     pass
+
+
+def test_dumps_output_sizes_across_buffer_growth():
+    # Outputs of every size around the first buffer sizes (a few KB: whole, then grown in
+    # place), escapes and multi-byte text at the boundaries, then big and small outputs in turn
+    # (each starts where the previous one ended).
+    for n in [*range(4070, 4110), *range(8170, 8210), 16384, 100_000, 5, 3_000_000, 4500, 0]:
+        for obj in ("x" * n, ["é" * (n // 2)], {"k": '"\\\n' * (n // 4)}, list(range(n // 6))):
+            assert dumps(obj) == ref_dumps(obj)
+            line = mcp_native.jsonrpc.encode_request(n, "m", {"p": obj})
+            assert line == ref_dumps({"jsonrpc": "2.0", "id": n, "method": "m", "params": {"p": obj}}) + b"\n"
+            # The tool response mirrors the text it has written so far into the text block.
+            structured = {"p": obj}
+            result = {"structuredContent": structured, "content": [{"type": "text", "text": ref_dumps(structured).decode()}]}
+            line = mcp_native.Tool("t").encode_response(n, structured)
+            assert line == ref_dumps({"jsonrpc": "2.0", "id": n, "result": {**result, "resultType": "complete"}}) + b"\n"
+
+
+def test_failed_dumps_free_the_partial_output():
+    # Each value fails after 100 KB of text is written: that text must be freed with the error.
+    big = ["x" * 1000] * 100
+    deep: list = []
+    for _ in range(2000):
+        deep = [deep]
+
+    def refuse(o):
+        raise TypeError("refused")
+
+    cases = [
+        (lambda: dumps([*big, float("nan")]), ValueError),
+        (lambda: dumps([*big, Unknown()]), TypeError),
+        (lambda: dumps([*big, Unknown()], default=refuse), TypeError),
+        (lambda: dumps([*big, deep]), ValueError),
+        (lambda: mcp_native.jsonrpc.encode_request(1, "m", {"a": big, "b": Unknown()}), TypeError),
+    ]
+    for call, exc in cases:
+        for _ in range(3):  # warm up caches
+            with pytest.raises(exc):
+                call()
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            for _ in range(50):
+                with pytest.raises(exc):
+                    call()
+            grown = tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+        assert grown < 100_000, grown
 
 
 # A table of bad values: (object, keyword arguments, exception, message fragment).

@@ -1,10 +1,12 @@
 // The JSON codec on Python objects: the walker behind dumps and the builder behind loads.
 #include "py_json.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <new>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -883,6 +885,39 @@ PyObject* parse_to_py(std::string_view doc) {
   p->busy = false;
   p->release_if_big();
   return result;
+}
+
+namespace {
+// The size the next text that outgrows the scratch buffer starts its bytes object at: the room
+// the last such text ended with, so that a text like it never grows the object again.
+std::size_t g_room_hint;
+}  // namespace
+
+char* BytesOut::grow(char* buf, std::size_t len, std::size_t need, std::size_t& cap) {
+  max_need_ = std::max(max_need_, need);
+  if (bytes_ == nullptr) {
+    const std::size_t size = std::max({need, 2 * cap, g_room_hint, std::size_t{256}});
+    bytes_ = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size));
+    if (bytes_ == nullptr) throw std::bad_alloc();
+    if (len != 0) std::memcpy(PyBytes_AS_STRING(bytes_), buf, len);
+    cap = size;
+  } else {
+    const std::size_t size = std::max(need, 2 * cap);
+    if (_PyBytes_Resize(&bytes_, static_cast<Py_ssize_t>(size)) < 0) throw std::bad_alloc();  // bytes_ was freed
+    cap = size;
+  }
+  return PyBytes_AS_STRING(bytes_);
+}
+
+PyObject* BytesOut::finish_grown(const JsonWriter& w) {
+  // Writers reserve ahead (up to 6 bytes per byte of a string being escaped), so the room a text
+  // asks for depends on where it starts growing: keep the room this text ended with, unless it
+  // used less than half of it (it started from a bigger text's hint): then what it asked for.
+  const std::size_t cap = w.capacity();
+  g_room_hint = 2 * w.size() >= cap ? cap : std::max(w.size(), max_need_);
+  // Shrinking reallocates in place (glibc splits the block, or unmaps the tail of a mapped one).
+  if (_PyBytes_Resize(&bytes_, static_cast<Py_ssize_t>(w.size())) < 0) return nullptr;
+  return std::exchange(bytes_, nullptr);
 }
 
 // ---------------------------------------------------------------------------------------------

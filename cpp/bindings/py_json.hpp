@@ -38,35 +38,64 @@ void raise_decode_error(simdjson::error_code err, std::string_view doc);
 PyObject* parse_to_py(std::string_view doc);
 
 namespace detail {
-inline JsonWriter* g_writer;  // reused by write_bytes() between calls
-inline bool g_writer_busy;    // set while a call holds g_writer
+inline constexpr std::size_t kScratchBytes = 4096;
+inline char g_scratch[kScratchBytes];  // BytesOut's first buffer, reused between calls
+inline bool g_scratch_busy;            // set while a BytesOut holds it
 }  // namespace detail
 
-/// Runs `write(JsonWriter&) -> bool` on a cleared writer and returns what it wrote as a new bytes
+/// The storage of the writer behind write_bytes(): a scratch buffer reused between calls first,
+/// then, once the text outgrows it, the bytes object to be returned, grown in place (its text
+/// follows the object header, so the object is reallocated as a whole). Short texts are copied
+/// into an exact-size bytes object at the end (cheaper than shrinking a small over-allocated
+/// one); longer ones never are. Use with the GIL held.
+class BytesOut final : public WriterStorage {
+ public:
+  /// Takes the scratch buffer unless a call up the stack holds it.
+  BytesOut() noexcept {
+    if (!detail::g_scratch_busy) {
+      scratch_ = detail::g_scratch;
+      detail::g_scratch_busy = true;
+    }
+  }
+  /// Gives the scratch buffer back; drops a bytes object not handed out.
+  ~BytesOut() {
+    if (scratch_ != nullptr) detail::g_scratch_busy = false;
+    Py_XDECREF(bytes_);
+  }
+  BytesOut(const BytesOut&) = delete;
+  BytesOut& operator=(const BytesOut&) = delete;
+
+  /// A writer on this storage.
+  JsonWriter writer() noexcept { return JsonWriter(*this, scratch_, scratch_ ? detail::kScratchBytes : 0); }
+  /// The text of `w` (a writer from writer()) as a bytes object (new reference), or nullptr with
+  /// a Python exception set.
+  PyObject* finish(const JsonWriter& w) {
+    if (bytes_ == nullptr) return PyBytes_FromStringAndSize(w.data(), static_cast<Py_ssize_t>(w.size()));
+    return finish_grown(w);
+  }
+  char* grow(char* buf, std::size_t len, std::size_t need, std::size_t& cap) override;
+
+ private:
+  PyObject* finish_grown(const JsonWriter& w);
+
+  char* scratch_ = nullptr;
+  PyObject* bytes_ = nullptr;  // set once the text outgrows the scratch buffer
+  std::size_t max_need_ = 0;   // the most room the writer asked for (from grow)
+};
+
+/// Runs `write(JsonWriter&) -> bool` on an empty writer and returns what it wrote as a new bytes
 /// object, or nullptr with a Python exception set when `write` fails (it sets the exception) or
-/// memory runs out. The writer's memory is reused between calls; a nested call (from a
-/// default() callback, say) gets a writer of its own. Call with the GIL held.
+/// memory runs out. Reentrant (a default() callback may call it). Call with the GIL held.
 template <class Write>
 PyObject* write_bytes(Write&& write) {
-  using detail::g_writer;
-  using detail::g_writer_busy;
-  if (g_writer == nullptr) g_writer = new (std::nothrow) JsonWriter();
-  JsonWriter own;
-  const bool shared = g_writer != nullptr && !g_writer_busy;
-  JsonWriter& w = shared ? *g_writer : own;
-  if (shared) g_writer_busy = true;
-  w.clear();
-  PyObject* result = nullptr;
+  BytesOut out;
+  JsonWriter w = out.writer();
   try {
-    if (write(w)) result = PyBytes_FromStringAndSize(w.data(), static_cast<Py_ssize_t>(w.size()));
+    if (!write(w)) return nullptr;
   } catch (const std::bad_alloc&) {
-    PyErr_NoMemory();
+    return PyErr_NoMemory();
   }
-  if (shared) {
-    g_writer_busy = false;
-    if (w.capacity() > (std::size_t{1} << 22)) w.release();  // don't keep a huge buffer
-  }
-  return result;
+  return out.finish(w);
 }
 
 /// mcp_native.dumps and mcp_native.loads, as METH_FASTCALL | METH_KEYWORDS functions.

@@ -75,6 +75,10 @@ std::size_t escaped_size(std::string_view utf8) noexcept {
 }
 
 void JsonWriter::grow(std::size_t extra) {
+  if (storage_ != nullptr) {
+    buf_ = storage_->grow(buf_, len_, len_ + extra, cap_);
+    return;
+  }
   std::size_t cap = cap_ ? cap_ : 256;
   while (cap - len_ < extra) cap *= 2;
   void* p = std::realloc(buf_, cap);

@@ -2,8 +2,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -168,12 +171,63 @@ TEST(JsonWriterBuffer, GrowsAndReuses) {
   w.append("[]");
   EXPECT_EQ(w.view(), "[]");
   EXPECT_EQ(w.capacity(), cap);
-  w.release();
-  EXPECT_EQ(w.capacity(), 0u);
   w.write_null();
   w.write_bool(true);
   w.write_bool(false);
-  EXPECT_EQ(w.view(), "nulltruefalse");
+  EXPECT_EQ(w.view(), "[]nulltruefalse");
+}
+
+// A storage that hands out a fresh block of exactly the size asked for at each growth (keeping
+// them all) and checks that the writer passes its current buffer.
+class ExactStorage final : public mcp_native::WriterStorage {
+ public:
+  char* grow(char* buf, std::size_t len, std::size_t need, std::size_t& cap) override {
+    EXPECT_GT(need, len);
+    EXPECT_EQ(buf, block_.empty() ? first_ : block_.back().get());
+    block_.push_back(std::make_unique<char[]>(need));
+    if (len != 0) std::memcpy(block_.back().get(), buf, len);
+    cap = need;
+    return block_.back().get();
+  }
+  char* first_ = nullptr;
+  std::vector<std::unique_ptr<char[]>> block_;
+};
+
+TEST(JsonWriterBuffer, WritesIntoAndGrowsThroughAStorage) {
+  char first[8];
+  ExactStorage storage;
+  storage.first_ = first;
+  {
+    JsonWriter w(storage, first, sizeof first);
+    w.append("[true,");
+    EXPECT_TRUE(storage.block_.empty());
+    EXPECT_EQ(w.data(), first);  // the text starts in the given buffer
+    std::string expect = "[true,";
+    for (int i = 0; i < 300; ++i) {
+      w.write_string("x\"");
+      w.put(',');
+      w.write_int(-i);
+      w.put(',');
+      expect += "\"x\\\"\"," + std::to_string(-i) + ",";
+    }
+    w.write_double(0.5);
+    w.put(']');
+    expect += "0.5]";
+    EXPECT_EQ(w.view(), expect);
+    EXPECT_GT(storage.block_.size(), 1u);
+    EXPECT_EQ(w.data(), storage.block_.back().get());
+    EXPECT_LE(w.size(), w.capacity());
+  }
+  // The writer freed none of the storage's blocks (unique_ptr frees them exactly once).
+  EXPECT_FALSE(storage.block_.empty());
+}
+
+TEST(JsonWriterBuffer, StorageStartingWithNoBuffer) {
+  ExactStorage storage;
+  JsonWriter w(storage, nullptr, 0);
+  w.write_null();
+  EXPECT_EQ(w.view(), "null");
+  EXPECT_EQ(storage.block_.size(), 1u);
 }
 
 TEST(JsonSyntax, FindsFirstError) {

@@ -31,17 +31,38 @@ std::size_t format_int(std::int64_t v, char* buf) noexcept;
 /// Returns the length of `utf8` once escaped for the inside of a JSON string (no quotes).
 std::size_t escaped_size(std::string_view utf8) noexcept;
 
+/// Memory that a JsonWriter writes into when it does not own its buffer: lets the caller choose
+/// where the text ends up (a language binding hands out its final string object, and so spares
+/// copying the text into it).
+class WriterStorage {
+ public:
+  /// Returns a buffer of at least `need` bytes that starts with the first `len` bytes of `buf`
+  /// (the writer's current buffer, null at first) and stores its size in `cap`. Throws
+  /// std::bad_alloc when memory runs out.
+  virtual char* grow(char* buf, std::size_t len, std::size_t need, std::size_t& cap) = 0;
+
+ protected:
+  ~WriterStorage() = default;
+};
+
 /// A growable byte buffer that JSON text is appended to. Write methods never fail except by
-/// throwing std::bad_alloc when memory runs out. The buffer is reused across clear() calls.
+/// throwing std::bad_alloc when memory runs out. The buffer is its own (malloc'd, reused across
+/// clear() calls) or, for a writer built on a WriterStorage, the storage's.
 class JsonWriter {
  public:
   JsonWriter() = default;
   /// Starts with room for `capacity` bytes.
   explicit JsonWriter(std::size_t capacity) { reserve(capacity); }
-  ~JsonWriter() { std::free(buf_); }
+  /// Writes into `buf` (`capacity` bytes, may be null and 0), then into what `storage` grows it
+  /// to. The writer never frees that memory.
+  JsonWriter(WriterStorage& storage, char* buf, std::size_t capacity) noexcept
+      : buf_(buf), cap_(capacity), storage_(&storage) {}
+  ~JsonWriter() {
+    if (storage_ == nullptr) std::free(buf_);
+  }
   JsonWriter(const JsonWriter&) = delete;
   JsonWriter& operator=(const JsonWriter&) = delete;
-  JsonWriter(JsonWriter&& o) noexcept : buf_(o.buf_), len_(o.len_), cap_(o.cap_) {
+  JsonWriter(JsonWriter&& o) noexcept : buf_(o.buf_), len_(o.len_), cap_(o.cap_), storage_(o.storage_) {
     o.buf_ = nullptr;
     o.len_ = o.cap_ = 0;
   }
@@ -56,12 +77,6 @@ class JsonWriter {
   std::size_t capacity() const noexcept { return cap_; }
   /// Forgets the content, keeps the memory.
   void clear() noexcept { len_ = 0; }
-  /// Forgets the content and frees the memory.
-  void release() noexcept {
-    std::free(buf_);
-    buf_ = nullptr;
-    len_ = cap_ = 0;
-  }
   /// Drops the last `n` bytes (n <= size()).
   void truncate(std::size_t n) noexcept { len_ -= n; }
 
@@ -135,6 +150,7 @@ class JsonWriter {
   char* buf_ = nullptr;
   std::size_t len_ = 0;
   std::size_t cap_ = 0;
+  WriterStorage* storage_ = nullptr;  // null: buf_ is malloc'd and owned
 };
 
 }  // namespace mcp_native
