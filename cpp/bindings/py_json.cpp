@@ -558,6 +558,16 @@ PyObject* make_key(std::string_view s) {
   return u;
 }
 
+// d[k] = v, taking both references (either may be null after a failure). On failure d is
+// released too. Duplicate keys: the last one wins, as in json.loads.
+bool put_member(PyObject* d, PyObject* k, PyObject* v) {
+  bool ok = k != nullptr && v != nullptr && PyDict_SetItem(d, k, v) == 0;
+  Py_XDECREF(k);
+  Py_XDECREF(v);
+  if (!ok) Py_DECREF(d);
+  return ok;
+}
+
 // Builds the Python value of a whole parsed document straight from its tape (the layout that
 // simdjson documents in doc/tape.md: a 64-bit word per value, its type in the top byte):
 // one switch per value, without the element and iterator objects of the DOM API.
@@ -663,20 +673,7 @@ class TapeBuilder {
     ++i;
     while (i < end) {
       PyObject* k = make_key(string(tape_[i++]));
-      if (k == nullptr) {
-        Py_DECREF(d);
-        return nullptr;
-      }
-      PyObject* v = value(i);
-      // Duplicate keys: the last one wins, as in json.loads.
-      if (v == nullptr || PyDict_SetItem(d, k, v) < 0) {
-        Py_DECREF(k);
-        Py_XDECREF(v);
-        Py_DECREF(d);
-        return nullptr;
-      }
-      Py_DECREF(k);
-      Py_DECREF(v);
+      if (!put_member(d, k, k ? value(i) : nullptr)) return nullptr;
     }
     i = end + 1;
     return d;
@@ -798,20 +795,7 @@ PyObject* element_to_py(simdjson::dom::element el) {
       if (d == nullptr) return nullptr;
       for (simdjson::dom::key_value_pair kv : obj) {
         PyObject* k = make_key(kv.key);
-        if (k == nullptr) {
-          Py_DECREF(d);
-          return nullptr;
-        }
-        PyObject* v = element_to_py(kv.value);
-        // Duplicate keys: the last one wins, as in json.loads.
-        if (v == nullptr || PyDict_SetItem(d, k, v) < 0) {
-          Py_DECREF(k);
-          Py_XDECREF(v);
-          Py_DECREF(d);
-          return nullptr;
-        }
-        Py_DECREF(k);
-        Py_DECREF(v);
+        if (!put_member(d, k, k ? element_to_py(kv.value) : nullptr)) return nullptr;
       }
       return d;
     }
