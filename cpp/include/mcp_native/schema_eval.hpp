@@ -435,6 +435,7 @@ class Evaluator {
     if (types & kBit[(size_t)k]) return true;
     return k == Kind::Number && (types & kInteger) && is_int(strict_int, v);
   }
+  // A number as `integer`: with strict_int (draft-04) a written integer, else any whole value.
   bool is_int(bool strict_int, Value v) {
     Num n = V::num(env_, v);
     return strict_int ? n.k != Num::F : n.is_integer();
