@@ -176,8 +176,10 @@ class Source {
 class NoGil {
  public:
   explicit NoGil(const Source& src) {
-    if (src.text().size() >= kMinBytes) release_.emplace();
+    if (!holds(src)) release_.emplace();
   }
+  /// The GIL stays held while working on this text.
+  static bool holds(const Source& src) { return src.text().size() < kMinBytes; }
 
  private:
   static constexpr size_t kMinBytes = 8192;
@@ -240,7 +242,7 @@ class SchemaValidator {
 
   py::object is_valid_json(py::handle data) const {
     Source src(data);
-    Parsed p = parse(src);
+    Parsed p = parse(src, true);
     if (p.fallback) return py::bool_(is_valid(p.fallback));
     bool ok = guarded([&] {
       NoGil nogil(src);
@@ -293,16 +295,22 @@ class SchemaValidator {
     py::object fallback;  // the document as Python objects, when simdjson cannot represent it
   };
 
-  // Parses with the calling thread's parser (the element stays valid until its next use).
-  Parsed parse(const Source& src) const {
-    struct PerThread {  // one thread-local lookup per call
-      simdjson::dom::parser parser;
-      std::vector<char> buf;
-    };
-    thread_local PerThread mine;
-    simdjson::dom::parser& parser = mine.parser;
-    std::vector<char>& buf = mine.buf;
+  struct Scratch {
+    simdjson::dom::parser parser;
+    std::vector<char> buf;
+  };
+
+  // Parses with the calling thread's parser (the element stays valid until its next use). With
+  // `verdict`, a text small enough to keep the GIL (NoGil) uses one parser shared under the GIL
+  // instead: the caller runs no Python code before it is done with the document, and a
+  // thread-local lookup is a library call (__tls_get_addr) in a shared module.
+  Parsed parse(const Source& src, bool verdict = false) const {
+    static Scratch shared;
+    thread_local Scratch mine;
     std::string_view doc = src.text();
+    Scratch& scratch = verdict && NoGil::holds(src) ? shared : mine;
+    simdjson::dom::parser& parser = scratch.parser;
+    std::vector<char>& buf = scratch.buf;
     size_t depth = program_->limits.max_instance_depth + 1;
     simdjson::error_code err;
     Parsed p;

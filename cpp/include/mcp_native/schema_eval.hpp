@@ -429,21 +429,16 @@ class Evaluator {
     return ok;
   }
 
-  bool is_type(uint8_t types, bool strict_int, Kind k, Value v) {
-    switch (k) {
-      case Kind::Null: return types & kNull;
-      case Kind::Bool: return types & kBool;
-      case Kind::String: return types & kString;
-      case Kind::Array: return types & kArray;
-      case Kind::Object: return types & kObject;
-      case Kind::Number: {
-        if (types & kNumber) return true;
-        if (!(types & kInteger)) return false;
-        Num n = V::num(env_, v);
-        return strict_int ? n.k != Num::F : n.is_integer();
-      }
-    }
-    return false;
+  // One mask test; only a number that `number` does not admit is looked at (for `integer`).
+  [[gnu::always_inline]] bool is_type(uint8_t types, bool strict_int, Kind k, Value v) {
+    static constexpr uint8_t kBit[] = {kNull, kBool, kNumber, kString, kArray, kObject};
+    if (types & kBit[(size_t)k]) return true;
+    return k == Kind::Number && (types & kInteger) && is_int(strict_int, v);
+  }
+  // A number as `integer`: with strict_int (draft-04) a written integer, else any whole value.
+  bool is_int(bool strict_int, Value v) {
+    Num n = V::num(env_, v);
+    return strict_int ? n.k != Num::F : n.is_integer();
   }
 
   uint32_t dynamic_target(const Keyword& kw) {
