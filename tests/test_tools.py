@@ -4,6 +4,7 @@ each checked against the protocol version's schema with python-jsonschema and mc
 from __future__ import annotations
 
 import json
+import warnings
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -70,6 +71,18 @@ def test_definition_conforms(shared, version):
     if version >= "2025-11-25":
         with_icons = Tool("p", icons=[{"src": "https://example.com/i.png", "sizes": ["48x48"]}], protocol_version=version)
         assert_conforms(shared, version, "Tool", with_icons.definition)
+
+
+@pytest.mark.parametrize("name", ["get weather", "a/b", "x" * 129, "naïve", "a,b"])
+def test_tool_name_should_rules(name):
+    for version in ("2025-11-25", "2026-07-28"):
+        with pytest.warns(UserWarning, match="SHOULD be 1 to 128 characters"):
+            Tool(name, protocol_version=version)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Tool(name, protocol_version="2025-06-18")  # no naming rule before 2025-11-25
+        Tool("get_weather-v2.1", protocol_version="2025-11-25")
+        Tool("x" * 128, protocol_version="2026-07-28")
 
 
 def test_execution_2025_11_25(shared):

@@ -12,6 +12,8 @@ schemas once, and then
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Callable, Mapping
 from functools import lru_cache, partial
 from typing import Any
@@ -188,6 +190,9 @@ def _shared_result_checker(version: str) -> Any:
 
 _TASK_SUPPORT = ("forbidden", "optional", "required")
 
+# 2025-11-25, "Tool names": 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "." (a SHOULD).
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
+
 
 def _check_execution(execution: Any, version: str) -> dict[str, Any]:
     """2025-11-25's ``ToolExecution``: ``{"taskSupport": "forbidden" | "optional" | "required"}``."""
@@ -239,6 +244,11 @@ class Tool:
             raise TypeError(f"name: expected str, got {type(name).__name__}")
         if not name:
             raise ValueError("name: must not be empty")
+        if version != "2025-06-18" and not _TOOL_NAME.fullmatch(name):
+            warnings.warn(
+                f"tool name {name!r}: protocol version {version} says tool names SHOULD be 1 to 128 characters"
+                " of A-Z, a-z, 0-9, '_', '-' and '.'; some clients reject other names",
+                UserWarning, stacklevel=2)
         if on_invalid not in _ON_INVALID:
             raise ValueError(f"on_invalid: {on_invalid!r} is not one of {', '.join(_ON_INVALID)}")
         if input_schema is None:
