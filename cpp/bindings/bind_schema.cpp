@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "bindings.hpp"
+#include "mcp_native/json_syntax.hpp"
 #include "mcp_native/schema_dom.hpp"
 #include "py_instance.hpp"
 #include "py_json.hpp"
@@ -316,11 +317,9 @@ class SchemaValidator {
     Parsed p;
     {
       NoGil nogil(src);
-      // simdjson reads up to SIMDJSON_PADDING bytes past the end, whatever they hold: in place
-      // when those stay within the page of the last byte, else from a padded copy.
+      // In place when simdjson's reads past the end are safe, else from a padded copy.
       const char* text = doc.data();
-      uintptr_t last = (uintptr_t)doc.data() + doc.size();
-      if (doc.empty() || last / 4096 != (last + simdjson::SIMDJSON_PADDING) / 4096) {
+      if (!padding_in_page(doc)) {
         buf.resize(doc.size() + simdjson::SIMDJSON_PADDING);
         std::memcpy(buf.data(), doc.data(), doc.size());
         std::memset(buf.data() + doc.size(), 0, simdjson::SIMDJSON_PADDING);
