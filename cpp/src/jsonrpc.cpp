@@ -106,14 +106,6 @@ std::string_view parse_error_detail(simdjson::error_code err) {
   }
 }
 
-// Whether the SIMDJSON_PADDING bytes after `line_end` may be read: they are in the chunk, or in
-// the page of the line's last byte (memory is readable page by page).
-bool padding_is_readable(const char* line_end, const char* chunk_end) {
-  if (static_cast<std::size_t>(chunk_end - line_end) >= simdjson::SIMDJSON_PADDING) return true;
-  const auto last = reinterpret_cast<std::uintptr_t>(line_end) - 1;
-  return last / 4096 == (last + simdjson::SIMDJSON_PADDING) / 4096;
-}
-
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 bool is_number_char(char c) {
@@ -142,30 +134,18 @@ std::optional<ProtocolVersion> parse_protocol_version(std::string_view name) noe
 void write_error_response(std::string& out, ProtocolVersion version, const RequestId& id, int code,
                           std::string_view message, std::string_view detail) {
   out.assign(R"({"jsonrpc":"2.0",)");
-  switch (id.kind) {
-    case RequestId::Kind::Absent:
-      if (version == ProtocolVersion::v2025_06_18) out.append(R"("id":null,)");
-      break;
-    case RequestId::Kind::Int:
-      out.append(R"("id":)");
-      append_int(out, id.int_value);
-      out.push_back(',');
-      break;
-    case RequestId::Kind::UInt:
-      out.append(R"("id":)");
-      append_int(out, id.uint_value);
-      out.push_back(',');
-      break;
-    case RequestId::Kind::String:
-      out.append(R"("id":)");
-      append_json_string(out, id.string_value);
-      out.push_back(',');
-      break;
-    case RequestId::Kind::Json:
-      out.append(R"("id":)");
-      out.append(id.string_value);
-      out.push_back(',');
-      break;
+  if (id.kind == RequestId::Kind::Absent) {
+    if (version == ProtocolVersion::v2025_06_18) out.append(R"("id":null,)");
+  } else {
+    out.append(R"("id":)");
+    switch (id.kind) {
+      case RequestId::Kind::Int: append_int(out, id.int_value); break;
+      case RequestId::Kind::UInt: append_int(out, id.uint_value); break;
+      case RequestId::Kind::String: append_json_string(out, id.string_value); break;
+      case RequestId::Kind::Json: out.append(id.string_value); break;
+      case RequestId::Kind::Absent: break;
+    }
+    out.push_back(',');
   }
   out.append(R"("error":{"code":)");
   append_int(out, code);
@@ -222,7 +202,9 @@ void Decoder::feed(std::string_view chunk, MessageSink& sink) {
       p = nl + 1;
       continue;
     }
-    if (nl && len_ == 0 && padding_is_readable(piece_end, end)) {
+    // simdjson reads SIMDJSON_PADDING bytes past the line: the rest of the chunk, or its page.
+    if (nl && len_ == 0 && (static_cast<std::size_t>(end - piece_end) >= simdjson::SIMDJSON_PADDING ||
+                            padding_in_page({p, piece}))) {
       // A whole line inside the chunk is parsed where it is, without a copy.
       const char* line = p;
       p = nl + 1;
