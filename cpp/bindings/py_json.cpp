@@ -13,6 +13,7 @@
 #endif
 
 #include "mcp_native/json_syntax.hpp"
+#include "mcp_native/json_tape.hpp"
 
 namespace mcp_native::bindings {
 namespace {
@@ -583,17 +584,16 @@ class TapeBuilder {
   }
 
  private:
-  static constexpr std::uint64_t kPayload = simdjson::internal::JSON_VALUE_MASK;
   static constexpr std::uint32_t kCountMask = simdjson::internal::JSON_COUNT_MASK;
 
   // Builds the value at tape_[i] and moves i past it. Inlined into the container loops, so that
   // only containers cost a call.
   [[gnu::always_inline]] PyObject* value(std::size_t& i) {
     const std::uint64_t w = tape_[i];
-    switch (static_cast<char>(w >> 56)) {
+    switch (tape::type(w)) {
       case '"':
         ++i;
-        return make_str(string(w));
+        return make_str(tape::string(strings_, w));
       case 'l': {
         const auto v = static_cast<std::int64_t>(tape_[i + 1]);
         i += 2;
@@ -628,20 +628,9 @@ class TapeBuilder {
     return nullptr;
   }
 
-  // The text of a string word: a 32-bit length, then the bytes, in the string buffer.
-  std::string_view string(std::uint64_t w) const {
-    const std::uint8_t* p = strings_ + (w & kPayload);
-    std::uint32_t n;
-    std::memcpy(&n, p, sizeof n);
-    return {reinterpret_cast<const char*>(p + sizeof n), n};
-  }
-
-  // A container's word holds the index just past its closing word and its item count (which
-  // saturates at kCountMask).
   [[gnu::noinline]] PyObject* list(std::size_t& i, std::uint64_t w) {
     const std::size_t end = static_cast<std::uint32_t>(w) - 1;  // the closing ']'
-    std::size_t n = (w >> 32) & kCountMask;
-    if (n == kCountMask) n = count_items(i + 1, end);
+    const std::size_t n = tape::count(tape_, tape_ + i);
     PyObject* l = PyList_New(static_cast<Py_ssize_t>(n));
     if (l == nullptr) return nullptr;
     ++i;
@@ -657,22 +646,14 @@ class TapeBuilder {
     return l;
   }
 
-  std::size_t count_items(std::size_t i, std::size_t end) const {
-    std::size_t n = 0;
-    for (; i < end; ++n) {
-      const char t = static_cast<char>(tape_[i] >> 56);
-      i = t == '[' || t == '{' ? static_cast<std::uint32_t>(tape_[i]) : t == 'l' || t == 'u' || t == 'd' ? i + 2 : i + 1;
-    }
-    return n;
-  }
-
   [[gnu::noinline]] PyObject* dict(std::size_t& i, std::uint64_t w) {
     const std::size_t end = static_cast<std::uint32_t>(w) - 1;  // the closing '}'
+    // The stored count, even when saturated: it only sizes the table.
     PyObject* d = _PyDict_NewPresized(static_cast<Py_ssize_t>((w >> 32) & kCountMask));
     if (d == nullptr) return nullptr;
     ++i;
     while (i < end) {
-      PyObject* k = make_key(string(tape_[i++]));
+      PyObject* k = make_key(tape::string(strings_, tape_[i++]));
       if (!put_member(d, k, k ? value(i) : nullptr)) return nullptr;
     }
     i = end + 1;
@@ -692,13 +673,8 @@ struct Parser {
   bool busy = false;
 
   simdjson::simdjson_result<simdjson::dom::element> parse(std::string_view doc) {
-    // simdjson reads up to SIMDJSON_PADDING bytes past the end, whatever they hold. When those
-    // bytes lie in the page of the last byte they are readable, and the text is parsed in place
-    // (simdjson's documented "page trick"); otherwise it is copied into a padded buffer.
-    const auto last = reinterpret_cast<std::uintptr_t>(doc.data() + doc.size()) - 1;
-    if (!doc.empty() && last / 4096 == (last + simdjson::SIMDJSON_PADDING) / 4096) {
-      return parser.parse(doc.data(), doc.size(), false);
-    }
+    // In place when simdjson's reads past the end are safe, else from a padded copy.
+    if (padding_in_page(doc)) return parser.parse(doc.data(), doc.size(), false);
     if (cap < doc.size() + simdjson::SIMDJSON_PADDING) {
       cap = doc.size() + simdjson::SIMDJSON_PADDING + doc.size() / 2;
       buf.reset(new char[cap]);

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "mcp_native/json_tape.hpp"
 #include "mcp_native/schema_eval.hpp"
 
 namespace mcp_native::schema {
@@ -84,15 +85,9 @@ struct TapeView {
   /// The root value of a parsed document.
   static Value root(const simdjson::dom::document& d) { return {&d, d.tape.get() + 1}; }
 
-  static char type(Value v) { return char(*v.w >> 56); }
-  static uint64_t payload(Value v) { return *v.w & simdjson::internal::JSON_VALUE_MASK; }
-  // The word after a value: past the closing word of a container, past the number's word.
+  static char type(Value v) { return tape::type(*v.w); }
   [[gnu::always_inline]] static const uint64_t* next(const simdjson::dom::document* d, const uint64_t* w) {
-    switch (char(*w >> 56)) {
-      case '[': case '{': return d->tape.get() + uint32_t(*w);
-      case 'l': case 'u': case 'd': return w + 2;
-      default: return w + 1;
-    }
+    return tape::next(d->tape.get(), w);
   }
   static Kind kind(const Env&, Value v) {
     switch (type(v)) {
@@ -114,24 +109,10 @@ struct TapeView {
     }
     return n;
   }
-  static std::string_view str(const Env&, Value v) {
-    const uint8_t* p = v.doc->string_buf.get() + payload(v);
-    uint32_t len;
-    std::memcpy(&len, p, sizeof len);
-    return {reinterpret_cast<const char*>(p + sizeof len), len};
-  }
+  static std::string_view str(const Env&, Value v) { return tape::string(v.doc->string_buf.get(), *v.w); }
   static size_t str_len(Value v) { return utf8_length(str({}, v)); }
-  // Containers store their size, saturated at JSON_COUNT_MASK (then counted).
-  static size_t size(Value v) {
-    uint32_t n = uint32_t(*v.w >> 32) & simdjson::internal::JSON_COUNT_MASK;
-    if (n < simdjson::internal::JSON_COUNT_MASK) return n;
-    size_t count = 0;
-    const uint64_t* end = v.doc->tape.get() + uint32_t(*v.w) - 1;
-    for (const uint64_t* p = v.w + 1; p != end; p = next(v.doc, type(v) == '{' ? p + 1 : p)) ++count;
-    return count;
-  }
-  static size_t arr_size(Value v) { return size(v); }
-  static size_t obj_size(Value v) { return size(v); }
+  static size_t arr_size(Value v) { return tape::count(v.doc->tape.get(), v.w); }
+  static size_t obj_size(Value v) { return tape::count(v.doc->tape.get(), v.w); }
   template <class F> static bool arr_each(const Env&, Value v, F&& f) {
     const uint64_t* end = v.doc->tape.get() + uint32_t(*v.w) - 1;
     size_t i = 0;
