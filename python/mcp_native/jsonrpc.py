@@ -60,8 +60,14 @@ DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 # The message types are named tuples built directly by the native decoder (as cheap as a plain
 # tuple). Equality also compares the type, so a Notification never equals a Response that
 # happens to hold the same two values.
+# NamedTuple allows neither a base class nor a decorator with these methods: they are set on
+# each message type below.
 def _eq(self: tuple[Any, ...], other: object) -> bool:
     return type(self) is type(other) and tuple.__eq__(self, other)
+
+
+def _ne(self: tuple[Any, ...], other: object) -> bool:
+    return not _eq(self, other)
 
 
 def _hash(self: tuple[Any, ...]) -> int:
@@ -75,30 +81,12 @@ class Request(NamedTuple):
     method: str
     params: dict[str, Any] | None = None
 
-    def __eq__(self, other: object) -> bool:
-        return _eq(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not _eq(self, other)
-
-    def __hash__(self) -> int:
-        return _hash(self)
-
 
 class Notification(NamedTuple):
     """A notification: no ``id``, no response."""
 
     method: str
     params: dict[str, Any] | None = None
-
-    def __eq__(self, other: object) -> bool:
-        return _eq(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not _eq(self, other)
-
-    def __hash__(self) -> int:
-        return _hash(self)
 
 
 class Response(NamedTuple):
@@ -107,15 +95,6 @@ class Response(NamedTuple):
     id: str | int
     result: dict[str, Any]
 
-    def __eq__(self, other: object) -> bool:
-        return _eq(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not _eq(self, other)
-
-    def __hash__(self) -> int:
-        return _hash(self)
-
 
 class ErrorResponse(NamedTuple):
     """An error response. ``id`` is None when the peer could not read the request's id;
@@ -123,15 +102,6 @@ class ErrorResponse(NamedTuple):
 
     id: str | int | None
     error: dict[str, Any]
-
-    def __eq__(self, other: object) -> bool:
-        return _eq(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not _eq(self, other)
-
-    def __hash__(self) -> int:
-        return _hash(self)
 
     @property
     def code(self) -> int:
@@ -151,15 +121,6 @@ class Invalid(NamedTuple):
     error: dict[str, Any]
     response: bytes
 
-    def __eq__(self, other: object) -> bool:
-        return _eq(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not _eq(self, other)
-
-    def __hash__(self) -> int:
-        return _hash(self)
-
     @property
     def code(self) -> int:
         return self.error["code"]  # type: ignore[no-any-return]
@@ -170,6 +131,12 @@ class Invalid(NamedTuple):
 
 
 Message = Union[Request, Notification, Response, ErrorResponse, Invalid]
+
+for _type in (Request, Notification, Response, ErrorResponse, Invalid):
+    _type.__eq__ = _eq  # type: ignore[assignment,method-assign]
+    _type.__ne__ = _ne  # type: ignore[assignment,method-assign]
+    _type.__hash__ = _hash  # type: ignore[assignment,method-assign]
+del _type
 
 _core._jsonrpc_set_types(Request, Notification, Response, ErrorResponse, Invalid)
 
