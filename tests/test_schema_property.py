@@ -10,6 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from test_schema_suite import written_valid
+
 from mcp_native import Validator
 
 json_values = st.recursive(
@@ -43,6 +45,19 @@ SCHEMAS: list[Any] = [
                {"properties": {"a": {"const": "z"}, "c": {"type": "array"}}}, {"type": "array"}]},
     {"anyOf": [{"properties": {"d": {"const": "x"}}, "required": ["d"], "minProperties": 2},
                {"properties": {"d": {"const": "z"}}}], "unevaluatedProperties": {"type": "string"}},
+    # Shapes that pydantic and hand-written tool schemas use (the walk that validates while it
+    # writes a tool response applies them value by value).
+    {"$defs": {"Item": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
+                        "required": ["a"]}},
+     "type": "object", "properties": {"a": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+                                      "b": {"anyOf": [{"$ref": "#/$defs/Item"}, {"type": "null"}]}}, "required": ["a"]},
+    {"type": "object", "properties": {"a": {"type": "array", "items": {"type": ["integer", "string"]}, "minItems": 1},
+                                      "xa": {"enum": ["a", "ab", 1]}}, "additionalProperties": {"type": ["string", "array"], "maxLength": 1}},
+    {"prefixItems": [{"type": "number"}, {"type": "object", "required": ["b"]}], "items": {"type": "string", "minLength": 1}},
+    {"oneOf": [{"type": "array", "items": {"type": "object", "properties": {"c": {"type": "boolean"}}, "additionalProperties": False}},
+               {"type": "object", "properties": {"a": {"type": "number", "maximum": 1}}}, {"type": "string"}]},
+    {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "object", "properties": {"c": {"type": "null"}}}}},
+                                      "d": False}},
 ]
 
 
@@ -58,5 +73,8 @@ def test_same_verdict_as_python_jsonschema(schema: Any) -> None:
         assert ours.is_valid(instance) is expected
         assert ours.is_valid_json(json.dumps(instance).encode()) is expected
         assert (not list(ours.iter_errors(instance))) is expected
+        assert written_valid(ours, instance) is expected
+        # Member names that are not the interned strs the schema's names are
+        assert written_valid(ours, json.loads(json.dumps(instance))) is expected
 
     check()

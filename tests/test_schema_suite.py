@@ -14,6 +14,7 @@ import pytest
 from conftest import SHARED
 
 import mcp_native
+from mcp_native import _core
 
 SUITE = SHARED / "json-schema-test-suite"
 DRAFTS = {
@@ -75,6 +76,17 @@ def check(draft: str, path: str, gi: int, ti: int) -> None:
     assert v.is_valid(test["data"]) is test["valid"], "is_valid"
     assert v.is_valid_json(json.dumps(test["data"]).encode()) is test["valid"], "is_valid_json"
     assert (not list(v.iter_errors(test["data"]))) is test["valid"], "iter_errors"
+    assert written_valid(v, test["data"]) is test["valid"], "validated while written (Tool.encode_response)"
+
+
+def written_valid(v: mcp_native.Validator, instance: Any) -> bool:
+    """The verdict of the walk that validates while it writes a tool response; a valid
+    instance must come out exactly as without a schema."""
+    line = _core.encode_tool_response(v, 1, lambda *args: None, 7, instance)
+    if line is None:
+        return False
+    assert line == _core.encode_tool_response(None, 1, None, 7, instance)
+    return True
 
 
 @pytest.mark.parametrize(("draft", "path", "gi", "ti"), collect(optional=False))

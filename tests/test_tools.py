@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from test_content import VERSIONS, assert_conforms
 
 import mcp_native
-from mcp_native import Tool, ValidationError
+from mcp_native import Tool, ValidationError, Validator, _core
 from mcp_native import content as c
 
 # The example of the tools page of the specification.
@@ -311,6 +311,88 @@ def test_encode_response_rejects_what_json_cannot_hold():
         t.encode_response(1, {"x": object()})
     with pytest.raises(TypeError):
         t.encode_response(1, {"x": 1}, content=[{"type": "text", "text": {1, 2}}])
+
+
+# The output schema is applied while the payload is written; whatever stops that walk (an
+# invalid value, a value JSON cannot hold, a limit) must end exactly as validating first would.
+RECORDS_SCHEMA = {
+    "$defs": {"Rec": {"type": "object", "properties": {"id": {"type": "integer", "minimum": 0}, "tags": {"type": "array", "items": {"type": "string"}},
+                                                          "parent": {"anyOf": [{"$ref": "#/$defs/Rec"}, {"type": "null"}]}},
+                      "required": ["id"], "additionalProperties": False}},
+    "type": "object", "properties": {"recs": {"type": "array", "items": {"$ref": "#/$defs/Rec"}}}, "required": ["recs"],
+}
+
+
+class Mapping(dict):
+    def items(self):  # what json.dumps and the writer see; validation sees the dict's own storage
+        return [(k, v) for k, v in super().items()]
+
+
+@pytest.mark.parametrize(
+    ("structured", "valid"),
+    [
+        ({"recs": [{"id": 1, "tags": ["a"], "parent": {"id": 0, "parent": None}}]}, True),
+        ({"recs": [{"tags": [], "id": 2}]}, True),  # members out of declaration order
+        ({"recs": [{"id": 1, "parent": {"id": -1}}]}, False),  # deep in the recursion
+        ({"recs": [{"id": 1, "tags": ["a", 2]}]}, False),
+        ({"recs": [{"id": 1, "extra": 1}]}, False),  # additionalProperties: false
+        ({"recs": [{"parent": None}]}, False),  # required
+        ({"recs": ({"id": 1},)}, True),  # a tuple is an array
+        ({"recs": [Mapping(id=3, tags=("x",))]}, True),
+        ({"recs": [Mapping(id="3")]}, False),
+        ({"recs": [{"id": 2**70, "tags": []}, {"id": 1.0}]}, True),  # a whole float is an integer
+        ({"recs": [{"id": 1.5}]}, False),
+        ({"recs": [{"id": True}]}, False),
+        ({"recs": []}, True),
+        ({}, False),
+    ],
+)
+def test_encode_response_validates_while_writing(structured, valid):
+    strict = Tool("t", output_schema=RECORDS_SCHEMA)
+    lenient = Tool("t", output_schema=RECORDS_SCHEMA, on_invalid="error_result")
+    # Member names built at run time are not the interned strs of the schema.
+    rebuilt = json.loads(json.dumps(structured))
+    for payload in (structured, rebuilt):
+        assert lenient.encode_response(1, payload) == wrapped(1, lenient.result(payload))
+        if valid:
+            assert strict.encode_response(1, payload) == Tool("t").encode_response(1, payload)
+        else:
+            with pytest.raises(ValidationError):
+                strict.encode_response(1, payload)
+
+
+def test_encode_response_validation_errors_match_the_two_walk_way():
+    t = Tool("t", output_schema=RECORDS_SCHEMA, on_invalid="error_result")
+    # A value JSON cannot hold, before or after an invalid one: validation speaks first, as
+    # when it ran before writing.
+    nan_first = {"recs": [{"id": float("nan")}, {"id": -1}]}
+    invalid_first = {"recs": [{"id": -1}, {"id": float("nan")}]}
+    for payload in (nan_first, invalid_first, {"recs": [{"id": 1, "tags": [object()]}]}, {"recs": [{1: 2}]}):
+        try:
+            expected = wrapped(1, t.result(payload))
+        except (TypeError, ValueError) as e:
+            with pytest.raises(type(e), match="instance is not JSON"):
+                t.encode_response(1, payload)
+        else:
+            assert t.encode_response(1, payload) == expected
+    # Nesting beyond the validator's limit: the limit error of is_valid, not a partial line.
+    deep: dict = {"id": 0}
+    for i in range(600):
+        deep = {"id": i, "parent": deep}
+    with pytest.raises(ValidationError, match="max_instance_depth"):
+        t.encode_response(1, {"recs": [deep]})
+    with pytest.raises(ValidationError, match="max_instance_depth"):
+        Validator(RECORDS_SCHEMA).is_valid({"recs": [deep]})
+
+
+def test_encode_response_with_limits_on_the_validator():
+    # The walk counts steps and depth like the evaluator; past them the evaluator decides.
+    tight = Validator(RECORDS_SCHEMA, limits={"max_steps": 5})
+    payload = {"recs": [{"id": i} for i in range(10)]}
+    with pytest.raises(ValidationError, match="max_steps"):
+        tight.is_valid(payload)
+    with pytest.raises(ValidationError, match="max_steps"):
+        _core.encode_tool_response(tight, 1, None, 1, payload)
 
 
 json_values = st.recursive(

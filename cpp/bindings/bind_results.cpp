@@ -3,12 +3,171 @@
 
 #include "bindings.hpp"
 #include "mcp_native/text_mirror.hpp"
+#include "py_dumper.hpp"
+#include "py_instance.hpp"
 #include "py_json.hpp"
 
 namespace mcp_native::bindings {
 namespace {
 
+using schema::Keyword;
+using schema::Node;
+using schema::Op;
+
 PyObject* g_type_key;  // interned "type"
+PyObject* g_is_valid;  // interned "is_valid"
+
+// Writes structured content while validating it against the output schema, in one walk over
+// the Python objects: walkable nodes are applied value by value (Evaluator's guided walks), any
+// other subschema settles its whole value with Evaluator::test before that value is written.
+// write() is false as soon as the value fails, or cannot be checked or written (then a Python
+// exception may be set or a C++ exception thrown): the caller discards the text and redoes the
+// work the two-walk way, which reports exactly as it always has.
+class CheckedDumper : Dumper {
+ public:
+  CheckedDumper(JsonWriter& w, const CompiledSchema& s)
+      : Dumper(w, nullptr, false), P(*s.program), env_{s.keys}, ev_(P, env_, counters_) {}
+
+  bool write(PyObject* o) { return value(o, P.root); }
+
+ private:
+  bool value(PyObject* o, uint32_t si) {
+    for (;;) {  // subschemas that are only a choice among others go straight to the chosen one
+      const Node& n = P.nodes[si];
+      if (n.or_null >= 0) {
+        if (o == Py_None) return w_.write_null(), true;
+        si = (uint32_t)n.or_null;
+      } else if (n.select >= 0) {
+        const int16_t only = P.keywords[n.select].by_kind[(size_t)PyView::kind(env_, o)];
+        if (only == -2) return false;
+        if (only == -1) break;
+        si = P.keywords[n.select].kids[only];
+      } else {
+        break;
+      }
+    }
+    const Node& n = P.nodes[si];
+    if (n.only_types) return ev_.is_type(n.only_types, false, PyView::kind(env_, o), o) && Dumper::value(o);
+    if (n.item_types && Py_TYPE(o) == &PyList_Type) return typed_list(o, n);
+    if (n.boolean >= 0) return n.boolean && Dumper::value(o);
+    if (!n.walkable || n.leaf) return ev_.test(si, o) && Dumper::value(o);
+    const schema::Kind k = PyView::kind(env_, o);
+    if (!ev_.check_self(n, k, o)) return false;
+    const bool exact = Py_TYPE(o) == &PyDict_Type || Py_TYPE(o) == &PyList_Type;
+    if (!exact) return ev_.test(si, o) && Dumper::value(o);  // subclasses, tuples: as is_valid sees them
+    if (++counters_.steps > P.limits.max_steps || counters_.depth >= P.limits.max_instance_depth) return false;
+    ++counters_.depth;
+    const bool ok = Py_TYPE(o) == &PyDict_Type ? dict(o, n) : list(o, n);
+    --counters_.depth;
+    return ok;
+  }
+
+  // A member or item under subschema si; `plain` writes it without a schema (and the comma
+  // before an item, if `comma`). Bare types and leaves are settled here, saving a call per
+  // value; the rest is held while it is walked (see Dumper::borrowed).
+  template <class Plain>
+  [[gnu::always_inline]] bool child(PyObject* o, uint32_t si, bool comma, Plain&& plain) {
+    const Node& c = P.nodes[si];
+    if (c.only_types) return ev_.is_type(c.only_types, false, PyView::kind(env_, o), o) && plain();
+    if (c.leaf && !c.item_types) return ev_.test(si, o) && plain();
+    if (comma) w_.put(',');
+    Py_INCREF(o);
+    const bool ok = value(o, si);
+    Py_DECREF(o);
+    return ok;
+  }
+
+  bool dict(PyObject* o, const Node& n) {
+    const Keyword* props = nullptr;
+    for (const Keyword *kw = &P.keywords[n.first], *end = kw + n.count; kw != end; ++kw)
+      if (kw->op == Op::Props) props = kw;
+    size_t next = 0;
+    uint64_t required_seen = 0;
+    if (PyDict_GET_SIZE(o) == 0) {
+      w_.append("{}");
+    } else {
+      if (!enter(o)) return false;
+      w_.put('{');
+      Py_ssize_t pos = 0;
+      PyObject *k, *v;
+      bool first = true;
+      while (PyDict_Next(o, &pos, &k, &v)) {
+        if (!PyUnicode_Check(k)) return false;
+        int64_t kid = -1;
+        if (props != nullptr) {
+          // Names from the program are interned, like the keys of dicts written in code: the
+          // member in declaration order is most often the very same str.
+          if (next < props->props.size() && (*env_.keys)[props->props[next].first] == k)
+            kid = ev_.next_member_schema(*props, next, required_seen);
+          else
+            kid = ev_.member_schema(*props, PyView::str(env_, k), next, required_seen);
+        }
+        if (kid == -2 || !member_key(k, first)) return false;
+        if (kid < 0 ? !borrowed(v) : !child(v, (uint32_t)kid, false, [&] { return borrowed(v); })) return false;
+        first = false;
+      }
+      w_.put('}');
+      leave();
+    }
+    return props == nullptr || ev_.required_present(*props, o, required_seen);
+  }
+
+  bool list(PyObject* o, const Node& n) {
+    if (PyList_GET_SIZE(o) == 0) return w_.append("[]"), true;
+    const Keyword *prefix = nullptr, *rest = nullptr;
+    for (const Keyword *kw = &P.keywords[n.first], *end = kw + n.count; kw != end; ++kw) {
+      if (kw->op == Op::PrefixItems) prefix = kw;
+      if (kw->op == Op::RestItems) rest = kw;
+    }
+    if (!enter(o)) return false;
+    w_.put('[');
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) {
+      PyObject* item = PyList_GET_ITEM(o, i);
+      int64_t kid = -1;
+      if (prefix != nullptr && (size_t)i < prefix->kids.size()) kid = prefix->kids[(size_t)i];
+      else if (rest != nullptr && (uint64_t)i >= rest->count) kid = rest->kids[0];
+      const bool comma = i != 0;
+      if (kid < 0 ? !list_item(item, comma) : !child(item, (uint32_t)kid, comma, [&] { return list_item(item, comma); }))
+        return false;
+    }
+    w_.put(']');
+    leave();
+    return true;
+  }
+
+  // A typed array (Node::item_types), e.g. a row of a table: each item's type is checked as it
+  // is written.
+  bool typed_list(PyObject* o, const Node& n) {
+    if (n.types && !ev_.is_type(n.types, false, schema::Kind::Array, o)) return false;
+    const auto size = static_cast<uint64_t>(PyList_GET_SIZE(o));
+    if (size < n.min_items || size > n.max_items) return false;
+    if (size == 0) return w_.append("[]"), true;
+    if (!enter(o)) return false;
+    w_.put('[');
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) {
+      PyObject* item = PyList_GET_ITEM(o, i);
+      if (!ev_.is_type(n.item_types, false, PyView::kind(env_, item), item) || !list_item(item, i != 0)) return false;
+    }
+    w_.put(']');
+    leave();
+    return true;
+  }
+
+  const schema::Program& P;
+  PyView::Env env_;
+  schema::Counters counters_;
+  schema::Evaluator<PyView, false> ev_;
+};
+
+// The structured content, checked against `schema` when there is one (see CheckedDumper).
+bool write_structured(JsonWriter& w, PyObject* structured, const CompiledSchema* schema) {
+  if (schema == nullptr) return dump_py(w, structured);
+  try {
+    return CheckedDumper(w, *schema).write(structured);
+  } catch (const std::exception&) {  // the engine's errors, bad_alloc: reported by the retry
+    return false;
+  }
+}
 
 // True if `content` (a list of dicts) holds a block with "type": "text"; -1 with an exception.
 int has_text_block(PyObject* content) {
@@ -26,13 +185,13 @@ int has_text_block(PyObject* content) {
   return 0;
 }
 
-bool write_response(JsonWriter& w, PyObject* id, PyObject* structured, PyObject* content,
-                    PyObject* meta, bool complete) {
+bool write_response(JsonWriter& w, PyObject* id, PyObject* structured, const CompiledSchema* schema,
+                    PyObject* content, PyObject* meta, bool complete) {
   w.append(R"({"jsonrpc":"2.0","id":)");
   if (!dump_py(w, id)) return false;
   w.append(R"(,"result":{"structuredContent":)");
   const std::size_t start = w.size();
-  if (!dump_py(w, structured)) return false;
+  if (!write_structured(w, structured, schema)) return false;
   const std::size_t end = w.size();
   w.append(R"(,"content":[)");
   int text = content == nullptr ? 0 : has_text_block(content);
@@ -134,22 +293,31 @@ PyObject* py_encode_tool_response(PyObject*, PyObject* const* args, Py_ssize_t n
     PyErr_Format(PyExc_TypeError, "meta: expected a dict, got %s", Py_TYPE(meta)->tp_name);
     return nullptr;
   }
-  if (check != Py_None) {
-    PyObject* ok = PyObject_CallOneArg(check, structured);
-    if (ok == nullptr) return nullptr;
-    const int valid = PyObject_IsTrue(ok);
-    Py_DECREF(ok);
-    if (valid < 0) return nullptr;
-    if (!valid) {
-      PyObject* call[4] = {id, structured, a[5], a[6]};
-      return PyObject_Vectorcall(invalid, call, 4, nullptr);
-    }
-  }
   const bool complete = flags & kComplete;
-
-  return write_bytes([&](JsonWriter& w) {
-    return write_response(w, id, structured, content, meta, complete);
-  });
+  if (check == Py_None) {
+    return write_bytes([&](JsonWriter& w) { return write_response(w, id, structured, nullptr, content, meta, complete); });
+  }
+  const CompiledSchema schema = compiled_schema(check);
+  if (schema.program == nullptr) {
+    PyErr_Format(PyExc_TypeError, "check: expected a Validator, got %s", Py_TYPE(check)->tp_name);
+    return nullptr;
+  }
+  // One walk that validates while writing; when it stops, the two-walk way reports: the
+  // verdict of is_valid (or its exception), then the answer for an invalid payload, or the
+  // writer's error.
+  if (PyObject* line = write_bytes([&](JsonWriter& w) { return write_response(w, id, structured, &schema, content, meta, complete); }))
+    return line;
+  PyErr_Clear();
+  PyObject* ok = PyObject_CallMethodOneArg(check, g_is_valid, structured);
+  if (ok == nullptr) return nullptr;
+  const int valid = PyObject_IsTrue(ok);
+  Py_DECREF(ok);
+  if (valid < 0) return nullptr;
+  if (!valid) {
+    PyObject* call[4] = {id, structured, a[5], a[6]};
+    return PyObject_Vectorcall(invalid, call, 4, nullptr);
+  }
+  return write_bytes([&](JsonWriter& w) { return write_response(w, id, structured, nullptr, content, meta, complete); });
 }
 
 PyMethodDef results_methods[] = {
@@ -166,7 +334,8 @@ PyMethodDef results_methods[] = {
 
 void bind_results(pybind11::module_& m) {
   g_type_key = PyUnicode_InternFromString("type");
-  if (g_type_key == nullptr || PyModule_AddFunctions(m.ptr(), results_methods) < 0) {
+  g_is_valid = PyUnicode_InternFromString("is_valid");
+  if (g_type_key == nullptr || g_is_valid == nullptr || PyModule_AddFunctions(m.ptr(), results_methods) < 0) {
     throw pybind11::error_already_set();
   }
 }

@@ -241,6 +241,9 @@ class SchemaValidator {
     });
   }
 
+  /// The program with the interned names PyView looks members up by.
+  CompiledSchema compiled() const { return {program_.get(), &keys_}; }
+
   py::object is_valid_json(py::handle data) const {
     Source src(data);
     Parsed p = parse(src, true);
@@ -377,6 +380,20 @@ PyObject* fast_is_valid(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
   return nullptr;
 }
 
+PyTypeObject* g_validator_type;  // SchemaValidator, set by bind_schema
+
+}  // namespace
+
+CompiledSchema compiled_schema(PyObject* validator) {
+  // (A type check, cheaper than pybind11's isinstance, which looks the type up per call.)
+  if (g_validator_type == nullptr || !PyObject_TypeCheck(validator, g_validator_type)) return {};
+  auto* inst = reinterpret_cast<py::detail::instance*>(validator);
+  auto* v = static_cast<SchemaValidator*>(inst->get_value_and_holder().value_ptr());
+  return v ? v->compiled() : CompiledSchema{};
+}
+
+namespace {
+
 PyMethodDef fast_methods[] = {
     {"is_valid", (PyCFunction)(void (*)(void))fast_is_valid<false>, METH_FASTCALL,
      "True when the instance (Python objects) conforms to the schema."},
@@ -396,6 +413,7 @@ void bind_schema(py::module_& m) {
       .def("_errors", &SchemaValidator::errors, py::arg("instance"))
       .def("_errors_json", &SchemaValidator::errors_json, py::arg("data"));
   py::object cls = m.attr("SchemaValidator");
+  g_validator_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   for (PyMethodDef& def : fast_methods) {
     py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewMethod((PyTypeObject*)cls.ptr(), &def));
     if (!descr) throw py::error_already_set();

@@ -35,6 +35,8 @@ struct PyView {
     if (t == &PyList_Type) return Kind::Array;
     if (t == &PyLong_Type) return Kind::Number;
     if (t == &PyFloat_Type && std::isfinite(PyFloat_AS_DOUBLE(o))) return Kind::Number;
+    if (t == &PyBool_Type) return Kind::Bool;
+    if (o == Py_None) return Kind::Null;
     return other_kind(o);
   }
   [[gnu::noinline]] static Kind other_kind(PyObject* o) {
@@ -148,5 +150,16 @@ struct PyView {
     return out != nullptr;
   }
 };
+
+/// A compiled schema as evaluations on Python objects need it: the program and the interned str
+/// of each of its property names (PyView::Env::keys).
+struct CompiledSchema {
+  const schema::Program* program = nullptr;
+  const std::vector<PyObject*>* keys = nullptr;
+};
+
+/// The compiled schema of a SchemaValidator (mcp_native.Validator), which must stay alive while
+/// it is used; an empty one (program null) when `validator` is not an initialized one.
+CompiledSchema compiled_schema(PyObject* validator);
 
 }  // namespace mcp_native::bindings

@@ -257,6 +257,14 @@ class Compiler {
       for (uint32_t i = node.first; i < node.first + node.count; ++i) node.simple &= is_simple(P.keywords[i].op);
       if (node.simple && node.count == 0) node.only_types = node.types;
     }
+    for (auto& node : P.nodes) {
+      node.walkable = node.boolean < 0 && !node.tracks && !P.dynamic;
+      for (uint32_t i = node.first; i < node.first + node.count; ++i) {
+        const Keyword& k = P.keywords[i];
+        node.walkable &= is_simple(k.op) || k.op == Op::PrefixItems || k.op == Op::RestItems ||
+                         (k.op == Op::Props && k.patterns.empty());
+      }
+    }
     // Item keywords whose subschemas are bare types keep a node a leaf (e.g. arrays of numbers).
     for (auto& node : P.nodes) {
       node.leaf = node.simple;

@@ -47,7 +47,7 @@ class SchemaValidator:
 # --- Tool results -------------------------------------------------------------------------------
 
 def encode_tool_response(
-    check: Callable[[Any], bool] | None,
+    check: SchemaValidator | None,
     flags: int,
     invalid: Callable[[str | int, Any, list[dict[str, Any]] | None, dict[str, Any] | None], bytes],
     request_id: str | int,
@@ -58,9 +58,10 @@ def encode_tool_response(
     """The JSON-RPC response line answering ``request_id`` with a ``CallToolResult``:
     ``structuredContent`` serialized once, its bytes escaped into a leading text block unless
     ``content`` has a text block, then ``_meta`` and, with flag 1, ``resultType: "complete"``.
-    Flag 2 requires ``structured`` to be a dict. ``check(structured)`` runs first; when it is
-    false the answer is ``invalid(request_id, structured, content, meta)``. ``Tool`` binds the
-    first three arguments; arguments are checked with errors naming them."""
+    Flag 2 requires ``structured`` to be a dict. ``check`` (the output schema) validates
+    ``structured`` while it is written, with the verdict of ``check.is_valid``; when it fails
+    the answer is ``invalid(request_id, structured, content, meta)``. ``Tool`` binds the first
+    three arguments; arguments are checked with errors naming them."""
 
 # --- JSON-RPC framing (mcp_native.jsonrpc) ---
 from typing import Any as _Any

@@ -293,8 +293,7 @@ class Tool:
         self._complete = version == "2026-07-28"
         self._checker: Any = None  # compiled on first check_result (clients only)
         flags = (1 if self._complete else 0) | (2 if self._object_only else 0)
-        check = None if self._output is None else self._output.is_valid
-        self.encode_response = partial(_core.encode_tool_response, check, flags, self._encode_invalid)
+        self.encode_response = partial(_core.encode_tool_response, self._output, flags, self._encode_invalid)
 
     @classmethod
     def from_definition(cls, definition: Mapping[str, Any], *, on_invalid: str = "raise", protocol_version: str = LATEST_PROTOCOL_VERSION) -> Tool:

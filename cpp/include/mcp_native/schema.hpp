@@ -215,6 +215,10 @@ struct Node {
   bool tracks = false;       ///< has unevaluated*: evaluates with annotations
   bool simple = false;       ///< only keywords that look at this value itself (no subschemas)
   bool leaf = false;         ///< simple, or also item keywords whose subschemas are bare types
+  /// A walk that visits the instance itself may apply it value by value (Evaluator's guided
+  /// walks): beside keywords without subschemas it has only `properties`/`additionalProperties`
+  /// (no `patternProperties`) and item keywords, and no annotations or dynamic scope.
+  bool walkable = false;
   uint8_t types = 0;         ///< its `type` mask (0: none), checked before the keywords
   uint8_t only_types = 0;    ///< for a verdict the node is just a `type` mask (or a union of them)
   int32_t or_null = -1;      ///< for a verdict the node is `null` or this subschema (-1: no)

@@ -241,6 +241,69 @@ class Evaluator {
   /// Evaluates subschema `si`.
   bool run_at(uint32_t si, Value v) { return schema(si, v, nullptr); }
 
+  // Guided walks: a caller that visits the instance itself (to write it while validating)
+  // applies each walkable node (Node::walkable) with check_self(), member_schema() and
+  // required_present(), reading item subschemas from the item keywords, and settles every
+  // other subschema's value with test().
+
+  /// The verdict of subschema si on v and everything under it.
+  bool test(uint32_t si, Value v) {
+    const Node& n = P.nodes[si];
+    if (n.only_types) return is_type(n.only_types, false, V::kind(env_, v), v);
+    if (n.item_types) return typed_array(n, v);
+    if (n.leaf) return simple(n, v);  // never nests deeper: no depth, steps or scope
+    if (n.or_null >= 0) return V::kind(env_, v) == Kind::Null || test((uint32_t)n.or_null, v);
+    Depth d(c_, P.limits.max_instance_depth);
+    if (n.select >= 0) return selected(n, si, v);
+    return schema(si, v, nullptr);
+  }
+  /// Walkable node n on v itself (of kind k): its type and its keywords without subschemas.
+  bool check_self(const Node& n, Kind k, Value v) {
+    if (n.types && !is_type(n.types, false, k, v)) return false;
+    for (const Keyword *kw = P.keywords.data() + n.first, *end = kw + n.count; kw != end; ++kw) {
+      if (kw->op == Op::Props || kw->op == Op::PrefixItems || kw->op == Op::RestItems) continue;
+      if (!check(*kw, k, v)) return false;
+    }
+    return true;
+  }
+  /// The subschema that member `key` must satisfy under kw (a walkable node's `properties`
+  /// keyword): -1 when none applies, -2 when the member is not allowed. Marks required members
+  /// in `required_seen`; `next` is 0 at the first member (members usually come in the order of
+  /// the declaration, which makes their lookup a compare).
+  int64_t member_schema(const Keyword& kw, std::string_view key, size_t& next, uint64_t& required_seen) {
+    int64_t slot = declared(kw, key, next, required_seen);
+    if (slot >= 0) return kw.props[slot].second;
+    if (kw.additional < 0) return -1;
+    return P.nodes[kw.additional].boolean == 0 ? -2 : kw.additional;
+  }
+  /// member_schema() of a member that the caller knows is declared property `next` (e.g. by
+  /// the identity of interned names): the same bookkeeping without comparing the name.
+  uint32_t next_member_schema(const Keyword& kw, size_t& next, uint64_t& required_seen) {
+    return kw.props[take(kw, next, next, required_seen)].second;
+  }
+  /// v, of kind k, has one of the `types` (TypeBit mask); with strict_int (draft-04) only a
+  /// written integer is an `integer`. One mask test: only a number that `number` does not
+  /// admit is looked at.
+  [[gnu::always_inline]] bool is_type(uint8_t types, bool strict_int, Kind k, Value v) {
+    static constexpr uint8_t kBit[] = {kNull, kBool, kNumber, kString, kArray, kObject};
+    if (types & kBit[(size_t)k]) return true;
+    return k == Kind::Number && (types & kInteger) && is_int(strict_int, v);
+  }  /// After a walk over the members of v: every required property of kw (a `properties`
+  /// keyword) is present (reports those that are not).
+  bool required_present(const Keyword& kw, Value v, uint64_t required_seen) {
+    const uint64_t all = kw.n_required >= 64 ? ~uint64_t{0} : (uint64_t{1} << kw.n_required) - 1;
+    if (kw.n_required <= 64 && required_seen == all) return true;
+    bool ok = true;
+    Value x{};
+    for (size_t i = 0; i < kw.props.size(); ++i) {
+      if (kw.prop_required[i] && !V::find(env_, v, P, kw.props[i].first, x)) {
+        ok = false;
+        if (!collecting()) break;
+        fail_named("required", kw.required_value, v, {P.keys[kw.props[i].first]});
+      }
+    }
+    return ok;
+  }
   std::vector<EvalError<Value>> errors;
   std::vector<PathTok> ipath, spath;  ///< Collect: current locations
   std::vector<uint32_t> scope;        ///< dynamic scope (resources), when P.dynamic
@@ -284,16 +347,6 @@ class Evaluator {
   [[gnu::always_inline]] bool sub(uint32_t si, Value v, Seg at, std::initializer_list<Seg> spath_toks) {
     if (!collecting()) return test(si, v);
     return sub_collect(si, v, at, spath_toks);
-  }
-  bool test(uint32_t si, Value v) {
-    const Node& n = P.nodes[si];
-    if (n.only_types) return is_type(n.only_types, false, V::kind(env_, v), v);
-    if (n.item_types) return typed_array(n, v);
-    if (n.leaf) return simple(n, v);  // never nests deeper: no depth, steps or scope
-    if (n.or_null >= 0) return V::kind(env_, v) == Kind::Null || test((uint32_t)n.or_null, v);
-    Depth d(c_, P.limits.max_instance_depth);
-    if (n.select >= 0) return selected(n, si, v);
-    return schema(si, v, nullptr);
   }
   // A node that is only an anyOf/oneOf: the one branch that admits this kind decides.
   [[gnu::noinline]] bool selected(const Node& n, uint32_t si, Value v) {
@@ -429,12 +482,7 @@ class Evaluator {
     return ok;
   }
 
-  // One mask test; only a number that `number` does not admit is looked at (for `integer`).
-  [[gnu::always_inline]] bool is_type(uint8_t types, bool strict_int, Kind k, Value v) {
-    static constexpr uint8_t kBit[] = {kNull, kBool, kNumber, kString, kArray, kObject};
-    if (types & kBit[(size_t)k]) return true;
-    return k == Kind::Number && (types & kInteger) && is_int(strict_int, v);
-  }
+
   // A number as `integer`: with strict_int (draft-04) a written integer, else any whole value.
   bool is_int(bool strict_int, Value v) {
     Num n = V::num(env_, v);
@@ -970,26 +1018,14 @@ class Evaluator {
     int64_t slot;
     if (next < kw.props.size() && same_text(P.keys[kw.props[next].first], key)) slot = (int64_t)next;
     else if (!(kw.prop_lengths >> (key.size() & 63) & 1) || (slot = P.find_prop(kw, key, hash_key(key))) < 0) return -1;
-    next = (size_t)slot + 1;
+    return take(kw, (size_t)slot, next, required_seen);
+  }
+  // The member is declared property `slot`: what declared() returns for it.
+  [[gnu::always_inline]] int64_t take(const Keyword& kw, size_t slot, size_t& next, uint64_t& required_seen) {
+    next = slot + 1;
     uint32_t r = kw.prop_required[slot] - 1;  // wraps for properties that are not required
     if (r < 64) required_seen |= uint64_t{1} << r;
-    return slot;
-  }
-
-  // After a walk: every required property of kw is present (reports those that are not).
-  bool required_present(const Keyword& kw, Value v, uint64_t required_seen) {
-    const uint64_t all = kw.n_required >= 64 ? ~uint64_t{0} : (uint64_t{1} << kw.n_required) - 1;
-    if (kw.n_required <= 64 && required_seen == all) return true;
-    bool ok = true;
-    Value x{};
-    for (size_t i = 0; i < kw.props.size(); ++i) {
-      if (kw.prop_required[i] && !V::find(env_, v, P, kw.props[i].first, x)) {
-        ok = false;
-        if (!collecting()) break;
-        fail_named("required", kw.required_value, v, {P.keys[kw.props[i].first]});
-      }
-    }
-    return ok;
+    return (int64_t)slot;
   }
 
   template <class, bool> friend class Evaluator;

@@ -1,0 +1,387 @@
+// The writer behind dumps: walks Python objects in the order and with the rules of the json
+// module's C encoder. Shared by dump_py and the tool-result writer, which extends it.
+#pragma once
+
+#include <Python.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "py_json.hpp"
+
+namespace mcp_native::bindings {
+
+/// Compact JSON of Python objects into a JsonWriter (see dump_py for the rules).
+class Dumper {
+ public:
+  Dumper(JsonWriter& w, PyObject* default_fn, bool sort_keys)
+      : w_(w), default_fn_(default_fn), sort_keys_(sort_keys) {}
+
+  bool value(PyObject* o) {
+    PyTypeObject* t = Py_TYPE(o);
+    if (t == &PyUnicode_Type) return str(o);
+    if (t == &PyDict_Type) return dict(o);
+    if (t == &PyList_Type) return list(o);
+    if (t == &PyLong_Type) return integer(o);
+    if (t == &PyFloat_Type) return real(o);
+    if (o == Py_None) return w_.write_null(), true;
+    if (o == Py_True) return w_.append("true"), true;
+    if (o == Py_False) return w_.append("false"), true;
+    if (t == &PyTuple_Type) return tuple(o);
+    return other(o);
+  }
+
+ protected:
+  // Enters a non-empty container (or a default() call) on `o`, whose items sit one level
+  // deeper; false with ValueError past the limit.
+  bool enter(PyObject* o) {
+    if (depth_ < kMaxJsonDepth - 1) {
+      stack_[depth_++] = o;
+      return true;
+    }
+    for (int i = 0; i < depth_; ++i) {
+      if (stack_[i] == o) {
+        PyErr_SetString(PyExc_ValueError, "Circular reference detected");
+        return false;
+      }
+    }
+    PyErr_Format(PyExc_ValueError, "Nesting deeper than %d levels is not supported", kMaxJsonDepth);
+    return false;
+  }
+  void leave() { --depth_; }
+
+  // Writes a value borrowed from a list or dict. Values whose writing can run Python code
+  // (containers, subclasses, default()) are held meanwhile, as that code may remove them from
+  // their container; exact str/int/float values are not, sparing a write to every object.
+  bool borrowed(PyObject* o) {
+    PyTypeObject* t = Py_TYPE(o);
+    if (t == &PyFloat_Type) return real(o);
+    if (t == &PyUnicode_Type) return str(o);
+    if (t == &PyLong_Type) return integer(o);
+    if (o == Py_None || o == Py_True || o == Py_False) return value(o);  // never freed
+    return held(o);
+  }
+  bool held(PyObject* o) {
+    Py_INCREF(o);
+    const bool ok = value(o);
+    Py_DECREF(o);
+    return ok;
+  }
+
+  // The UTF-8 text of a str, or null with an exception (lone surrogates: UnicodeEncodeError).
+  // ASCII data and an already cached UTF-8 form are read in place, without a call.
+  static const char* utf8_of(PyObject* o, std::size_t* n) {
+    if (PyUnicode_IS_COMPACT_ASCII(o)) {
+      *n = static_cast<std::size_t>(PyUnicode_GET_LENGTH(o));
+      return static_cast<const char*>(PyUnicode_DATA(o));
+    }
+    const auto* c = reinterpret_cast<const PyCompactUnicodeObject*>(o);
+    if (c->utf8 != nullptr) {
+      *n = static_cast<std::size_t>(c->utf8_length);
+      return c->utf8;
+    }
+    Py_ssize_t len;
+    const char* s = PyUnicode_AsUTF8AndSize(o, &len);
+    *n = static_cast<std::size_t>(len);
+    return s;
+  }
+
+  bool str(PyObject* o) { return text(o, 0, 0); }
+
+  // Writes a str as [lead]"text"[trail] (lead and trail optional: 0).
+  [[gnu::always_inline]] bool text(PyObject* o, char lead, char trail) {
+    std::size_t n;
+    const char* s = utf8_of(o, &n);
+    if (s == nullptr) return false;
+    if (short_text(s, n, lead, trail)) return true;
+    if (lead) w_.put(lead);
+    w_.write_string({s, n});
+    if (trail) w_.put(trail);
+    return true;
+  }
+
+  // Decimal text of an int, as int.__repr__ gives it (subclasses such as IntEnum included).
+  // Ints of at most one 30-bit digit (most of them) are read directly: true with *v set.
+  static bool compact_int(PyObject* o, std::int64_t* v) {
+#if PY_VERSION_HEX < 0x030C0000
+    const Py_ssize_t size = Py_SIZE(o);
+    if (size < -1 || size > 1) return false;
+    const auto digit = static_cast<std::int64_t>(reinterpret_cast<PyLongObject*>(o)->ob_digit[0]);
+    *v = size < 0 ? -digit : size * digit;
+    return true;
+#else
+    if (!PyUnstable_Long_IsCompact(reinterpret_cast<PyLongObject*>(o))) return false;
+    *v = PyUnstable_Long_CompactValue(reinterpret_cast<PyLongObject*>(o));
+    return true;
+#endif
+  }
+
+  bool integer(PyObject* o) {
+    std::int64_t small;
+    if (compact_int(o, &small)) {
+      w_.write_int(small);
+      return true;
+    }
+    int overflow;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) {
+      if (v == -1 && PyErr_Occurred()) return false;
+      w_.write_int(v);
+      return true;
+    }
+    return big_integer(o, false);
+  }
+  bool big_integer(PyObject* o, bool quoted) {
+    PyObject* text = PyLong_Type.tp_repr(o);  // may raise past sys.get_int_max_str_digits()
+    if (text == nullptr) return false;
+    std::string_view digits(static_cast<const char*>(PyUnicode_DATA(text)),
+                            static_cast<std::size_t>(PyUnicode_GET_LENGTH(text)));
+    if (quoted) w_.put('"');
+    w_.append(digits);
+    if (quoted) w_.put('"');
+    Py_DECREF(text);
+    return true;
+  }
+
+  // Writes a float, preceded by a comma if `comma`: one reservation for both.
+  bool real(PyObject* o, bool comma = false) {
+    const double v = PyFloat_AS_DOUBLE(o);
+    if (!std::isfinite(v)) return out_of_range(o), false;
+    char* p = w_.extend(kMaxDoubleChars + 1);
+    *p = ',';
+    w_.commit(comma + format_double(v, p + comma));
+    return true;
+  }
+  static void out_of_range(PyObject* o) {
+    PyErr_Format(PyExc_ValueError, "Out of range float values are not JSON compliant: %R", o);
+  }
+
+  // Writes an item of a list, preceded by a comma if `comma`. Common scalars take a single
+  // reservation for both: every reservation reads and writes the writer's length in memory,
+  // and a chain of those per item is what limits the speed on long lists.
+  [[gnu::always_inline]] bool list_item(PyObject* o, bool comma) {
+    PyTypeObject* t = Py_TYPE(o);
+    if (t == &PyFloat_Type) return real(o, comma);
+    if (t == &PyList_Type || t == &PyDict_Type) {
+      if (comma) w_.put(',');
+      return held(o);
+    }
+    if (t == &PyUnicode_Type) return text(o, comma ? ',' : 0, 0);
+    std::int64_t small;
+    if (t == &PyLong_Type && compact_int(o, &small)) {
+      char* p = w_.extend(21);
+      *p = ',';
+      w_.commit(comma + format_int(small, p + comma));
+      return true;
+    }
+    if (o == Py_None || o == Py_True || o == Py_False) {
+      // Fixed 8-byte copies of ",null", ",true", ",false" (or without the comma), zero-padded.
+      static constexpr char kNull[9] = ",null", kTrue[9] = ",true", kFalse[9] = ",false";
+      const char* text = o == Py_None ? kNull : o == Py_True ? kTrue : kFalse;
+      char* p = w_.extend(8);
+      std::memcpy(p, text + !comma, 8);
+      w_.commit(comma + (o == Py_False ? 5 : 4));
+      return true;
+    }
+    if (comma) w_.put(',');
+    return borrowed(o);
+  }
+
+  bool list(PyObject* o) {
+    if (PyList_GET_SIZE(o) == 0) return w_.append("[]"), true;
+    if (!enter(o)) return false;
+    w_.put('[');
+    // The size is re-read each time: default() may run arbitrary code that resizes the list.
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) {
+      if (!list_item(PyList_GET_ITEM(o, i), i != 0)) return false;
+    }
+    w_.put(']');
+    leave();
+    return true;
+  }
+
+  bool tuple(PyObject* o) {
+    const Py_ssize_t n = PyTuple_GET_SIZE(o);
+    if (n == 0) return w_.append("[]"), true;
+    if (!enter(o)) return false;
+    w_.put('[');
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      if (i) w_.put(',');
+      if (!value(PyTuple_GET_ITEM(o, i))) return false;
+    }
+    w_.put(']');
+    leave();
+    return true;
+  }
+
+  // A dict key becomes a JSON string the way json.dumps converts it.
+  bool key(PyObject* k) {
+    if (PyUnicode_Check(k)) return str(k);
+    if (PyFloat_Check(k)) {
+      char buf[kMaxDoubleChars];
+      const double v = PyFloat_AS_DOUBLE(k);
+      if (!std::isfinite(v)) return out_of_range(k), false;
+      const std::size_t n = format_double(v, buf);
+      w_.put('"');
+      w_.append({buf, n});
+      w_.put('"');
+      return true;
+    }
+    if (k == Py_True) return w_.append("\"true\""), true;
+    if (k == Py_False) return w_.append("\"false\""), true;
+    if (k == Py_None) return w_.append("\"null\""), true;
+    if (PyLong_Check(k)) {
+      int overflow;
+      const long long v = PyLong_AsLongLongAndOverflow(k, &overflow);
+      if (overflow) return big_integer(k, true);
+      if (v == -1 && PyErr_Occurred()) return false;
+      w_.put('"');
+      w_.write_int(v);
+      w_.put('"');
+      return true;
+    }
+    PyErr_Format(PyExc_TypeError, "keys must be str, int, float, bool or None, not %.100s",
+                 Py_TYPE(k)->tp_name);
+    return false;
+  }
+
+  // Writes UTF-8 text of 1..31 bytes that need no escape (most keys and many values) as
+  // [lead]"text"[trail] with one reservation and 16-byte copies; false, writing nothing,
+  // for any other text.
+  [[gnu::always_inline]] bool short_text(const char* s, std::size_t n, char lead, char trail) {
+#if defined(__SSE2__)
+    // A 16-byte load that stays within the page of the text cannot fault, even past its end.
+    auto in_page = [](const char* p) { return (reinterpret_cast<std::uintptr_t>(p) & 4095) <= 4096 - 16; };
+    if (n - 1 >= 31 || !in_page(s + (n > 16 ? 16 : 0))) return false;
+    auto bad = [](__m128i v) {
+      const __m128i b = _mm_or_si128(
+          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+          _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));  // bytes < 0x20
+      return static_cast<unsigned>(_mm_movemask_epi8(b));
+    };
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    __m128i hi = _mm_setzero_si128();
+    unsigned mask = bad(lo);
+    if (n > 16) {
+      hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
+      mask |= bad(hi) << 16;
+    }
+    if ((mask & ((1u << n) - 1)) != 0) return false;
+    char* p = w_.extend(36);
+    char* const start = p;
+    *p = lead;
+    p += lead != 0;
+    p[0] = '"';
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 1), lo);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 17), hi);
+    p[n + 1] = '"';
+    p[n + 2] = trail;
+    w_.commit(static_cast<std::size_t>(p - start) + n + 2 + (trail != 0));
+    return true;
+#else
+    (void)s, (void)n, (void)lead, (void)trail;
+    return false;
+#endif
+  }
+
+  // Writes the comma (unless first), the key and the colon of a dict member.
+  [[gnu::always_inline]] bool member_key(PyObject* k, bool first) {
+    if (Py_TYPE(k) == &PyUnicode_Type) return text(k, first ? 0 : ',', ':');
+    if (!first) w_.put(',');
+    if (!key(k)) return false;
+    w_.put(':');
+    return true;
+  }
+
+  bool member(PyObject* k, PyObject* v, bool first) { return member_key(k, first) && value(v); }
+
+  bool dict(PyObject* o) {
+    if (PyDict_GET_SIZE(o) == 0) return w_.append("{}"), true;
+    if (sort_keys_ || !PyDict_CheckExact(o)) return dict_items(o);
+    if (!enter(o)) return false;
+    w_.put('{');
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    bool first = true;
+    while (PyDict_Next(o, &pos, &k, &v)) {
+      // Writing a key runs no Python code, and the key is done with before the value starts.
+      if (!member_key(k, first) || !borrowed(v)) return false;
+      first = false;
+    }
+    w_.put('}');
+    leave();
+    return true;
+  }
+
+  // Dict subclasses and sort_keys go through items(), sorted as (key, value) tuples, exactly
+  // like the json module (so mixed key types fail to sort the same way).
+  bool dict_items(PyObject* o) {
+    PyObject* items = PyMapping_Items(o);
+    if (items == nullptr) return false;
+    bool ok = !sort_keys_ || PyList_Sort(items) == 0;
+    if (ok && PyList_GET_SIZE(items) == 0) {
+      w_.append("{}");
+    } else if (ok && (ok = enter(o))) {
+      w_.put('{');
+      for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(items); ++i) {
+        PyObject* item = PyList_GET_ITEM(items, i);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+          PyErr_SetString(PyExc_ValueError, "items must return 2-tuples");
+          ok = false;
+          break;
+        }
+        ok = member(PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1), i == 0);
+      }
+      if (ok) {
+        w_.put('}');
+        leave();
+      }
+    }
+    Py_DECREF(items);
+    return ok;
+  }
+
+  // Subclasses of the JSON types, then default().
+  bool other(PyObject* o) {
+    if (PyUnicode_Check(o)) return str(o);
+    if (PyLong_Check(o)) return integer(o);
+    if (PyFloat_Check(o)) return real(o);
+    if (PyList_Check(o) || PyTuple_Check(o)) {
+      // Like the json module: subclasses are iterated (namedtuple becomes a list).
+      PyObject* seq = PySequence_Fast(o, "");
+      if (seq == nullptr) return false;
+      const bool ok = PyList_Check(seq) ? list(seq) : tuple(seq);
+      Py_DECREF(seq);
+      return ok;
+    }
+    if (PyDict_Check(o)) return dict(o);
+    if (default_fn_ == nullptr) {
+      PyObject* name = PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(o)), "__name__");
+      if (name != nullptr) {
+        PyErr_Format(PyExc_TypeError, "Object of type %U is not JSON serializable", name);
+        Py_DECREF(name);
+      }
+      return false;
+    }
+    if (!enter(o)) return false;
+    PyObject* r = PyObject_CallOneArg(default_fn_, o);
+    if (r == nullptr) return false;
+    const bool ok = value(r);
+    Py_DECREF(r);
+    if (ok) leave();
+    return ok;
+  }
+
+  JsonWriter& w_;
+  PyObject* default_fn_;
+  bool sort_keys_;
+  int depth_ = 0;
+  PyObject* stack_[kMaxJsonDepth];  // open containers and default() inputs, for cycle messages
+};
+
+}  // namespace mcp_native::bindings
