@@ -169,8 +169,6 @@ bool dialect_from_name(std::string_view name, Dialect& out) {
   return false;
 }
 
-bool Num::is_integer() const { return k != F || (std::isfinite(d) && std::floor(d) == d); }
-
 // Exact arithmetic on integers beyond 128 bits, as decimal magnitudes (no sign, no leading
 // zeros). Rare by nature: big numbers in schemas or instances, so plain digit loops suffice.
 namespace {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -121,7 +122,7 @@ struct Num {
   /// Magnitude of a B, no leading zeros; a view into the text it was read from (the schema
   /// document, or storage the instance view keeps for the call).
   std::string_view digits;
-  bool is_integer() const;
+  bool is_integer() const { return k != F || (std::isfinite(d) && std::floor(d) == d); }
   /// The value as the nearest double (exact for I and U up to 2^53, and for F).
   double approx() const {
     switch (k) {
