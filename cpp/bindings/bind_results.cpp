@@ -72,7 +72,7 @@ class CheckedDumper : Dumper {
     if (c.leaf && !c.item_types) return ev_.test(si, o) && plain();
     if (comma) w_.put(',');
     Py_INCREF(o);
-    const bool ok = value(o, si);
+    const bool ok = c.item_types && Py_TYPE(o) == &PyList_Type ? typed_list(o, c) : value(o, si);
     Py_DECREF(o);
     return ok;
   }
