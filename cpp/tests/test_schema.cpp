@@ -9,6 +9,57 @@ using namespace mcp_native::schema;
 
 namespace {
 
+// A walk that visits the instance itself and applies walkable nodes value by value, as the tool
+// response writer does while writing (Evaluator's guided walks); other nodes decide with test().
+bool guided(const Program& P, Evaluator<DomView, false>& ev, DomView::Value v, uint32_t si) {
+  const DomView::Env env;
+  for (;;) {  // choices that settle on one subschema
+    const Node& n = P.nodes[si];
+    if (n.or_null >= 0) {
+      if (DomView::kind(env, v) == Kind::Null) return true;
+      si = (uint32_t)n.or_null;
+    } else if (n.select >= 0) {
+      int16_t only = P.keywords[n.select].by_kind[(size_t)DomView::kind(env, v)];
+      if (only == -2) return false;
+      if (only == -1) break;
+      si = P.keywords[n.select].kids[only];
+    } else {
+      break;
+    }
+  }
+  const Node& n = P.nodes[si];
+  if (n.boolean >= 0) return n.boolean;
+  if (!n.walkable || n.leaf) return ev.test(si, v);
+  const Kind k = DomView::kind(env, v);
+  if (!ev.check_self(n, k, v)) return false;
+  const Keyword *props = nullptr, *prefix = nullptr, *rest = nullptr;
+  for (uint32_t i = n.first; i < n.first + n.count; ++i) {
+    const Keyword& kw = P.keywords[i];
+    if (kw.op == Op::Props) props = &kw;
+    if (kw.op == Op::PrefixItems) prefix = &kw;
+    if (kw.op == Op::RestItems) rest = &kw;
+  }
+  bool ok = true;
+  if (k == Kind::Object) {
+    size_t next = 0;
+    uint64_t seen = 0;
+    DomView::obj_each(env, v, [&](std::string_view key, DomView::Value x) {
+      int64_t kid = props ? ev.member_schema(*props, key, next, seen) : -1;
+      return ok = kid != -2 && (kid < 0 || guided(P, ev, x, (uint32_t)kid));
+    });
+    return ok && (!props || ev.required_present(*props, v, seen));
+  }
+  if (k == Kind::Array) {
+    DomView::arr_each(env, v, [&](size_t i, DomView::Value x) {
+      int64_t kid = -1;
+      if (prefix && i < prefix->kids.size()) kid = prefix->kids[i];
+      else if (rest && i >= rest->count) kid = rest->kids[0];
+      return ok = kid < 0 || guided(P, ev, x, (uint32_t)kid);
+    });
+  }
+  return ok;
+}
+
 bool valid(const std::string& schema, const std::string& instance, Options o = {}) {
   auto prog = compile(parse_json(schema), o);
   simdjson::dom::parser parser;
@@ -23,6 +74,10 @@ bool valid(const std::string& schema, const std::string& instance, Options o = {
   Counters tc;
   Evaluator<TapeView, false> tev(*prog, tenv, tc);
   EXPECT_EQ(tev.run(TapeView::root(parser.doc)), verdict) << schema << " on " << instance;
+  // So must a guided walk.
+  Counters gc;
+  Evaluator<DomView, false> gev(*prog, env, gc);
+  EXPECT_EQ(guided(*prog, gev, doc, prog->root), verdict) << "guided walk: " << schema << " on " << instance;
   return verdict;
 }
 
