@@ -15,6 +15,9 @@
 #include "py_json.hpp"
 
 namespace mcp_native::bindings {
+// Internal linkage in each file that includes it: with external (inline) linkage GCC inlines
+// less of the walk, which cost dumps 7-12% more instructions.
+namespace {
 
 /// Compact JSON of Python objects into a JsonWriter (see dump_py for the rules).
 class Dumper {
@@ -384,4 +387,5 @@ class Dumper {
   PyObject* stack_[kMaxJsonDepth];  // open containers and default() inputs, for cycle messages
 };
 
+}  // namespace
 }  // namespace mcp_native::bindings
