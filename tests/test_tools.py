@@ -385,6 +385,30 @@ def test_encode_response_validation_errors_match_the_two_walk_way():
         Validator(RECORDS_SCHEMA).is_valid({"recs": [deep]})
 
 
+def outcome(fn):
+    try:
+        return fn()
+    except ValidationError as e:
+        assert e.keyword == "limits"
+        return "limit"
+
+
+records = st.deferred(
+    lambda: st.fixed_dictionaries({"id": st.sampled_from([0, 1, -1, 2.0, "x"])},
+                                  optional={"tags": st.lists(st.sampled_from(["a", 1])), "parent": st.none() | records})
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(payload=st.fixed_dictionaries({"recs": st.lists(records, max_size=4)}), max_steps=st.integers(1, 12),
+       max_depth=st.integers(1, 6))
+def test_encode_response_meets_limits_as_is_valid_does(payload, max_steps, max_depth):
+    v = Validator(RECORDS_SCHEMA, limits={"max_steps": max_steps, "max_instance_depth": max_depth})
+    expected = outcome(lambda: v.is_valid(payload))
+    got = outcome(lambda: _core.encode_tool_response(v, 1, lambda *a: False, 1, payload))
+    assert (got if got in (False, "limit") else True) == expected
+
+
 def test_encode_response_with_limits_on_the_validator():
     # The walk counts steps and depth like the evaluator; past them the evaluator decides.
     tight = Validator(RECORDS_SCHEMA, limits={"max_steps": 5})

@@ -28,7 +28,10 @@ class CheckedDumper : Dumper {
   CheckedDumper(JsonWriter& w, const CompiledSchema& s)
       : Dumper(w, nullptr, false), P(*s.program), env_{s.keys}, ev_(P, env_, counters_) {}
 
-  bool write(PyObject* o) { return value(o, P.root); }
+  bool write(PyObject* o) {
+    ++counters_.steps;  // the evaluator's step for the root, whatever the root is
+    return value(o, P.root);
+  }
 
  private:
   bool value(PyObject* o, uint32_t si) {
@@ -51,11 +54,15 @@ class CheckedDumper : Dumper {
     if (n.item_types && Py_TYPE(o) == &PyList_Type) return typed_list(o, n);
     if (n.boolean >= 0) return n.boolean && Dumper::value(o);
     if (!n.walkable || n.leaf) return ev_.test(si, o) && Dumper::value(o);
+    // Steps and levels are counted at least as the evaluator counts them (a step per walked
+    // subschema, a level per container), so that the walk stops short of any limit is_valid
+    // would reach, and the two-walk way then decides.
+    if (++counters_.steps > P.limits.max_steps) return false;
     const schema::Kind k = PyView::kind(env_, o);
     if (!ev_.check_self(n, k, o)) return false;
     const bool exact = Py_TYPE(o) == &PyDict_Type || Py_TYPE(o) == &PyList_Type;
     if (!exact) return ev_.test(si, o) && Dumper::value(o);  // subclasses, tuples: as is_valid sees them
-    if (++counters_.steps > P.limits.max_steps || counters_.depth >= P.limits.max_instance_depth) return false;
+    if (counters_.depth >= P.limits.max_instance_depth) return false;
     ++counters_.depth;
     const bool ok = Py_TYPE(o) == &PyDict_Type ? dict(o, n) : list(o, n);
     --counters_.depth;
