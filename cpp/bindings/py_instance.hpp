@@ -59,6 +59,7 @@ struct PyView {
     return Kind::Number;
   }
   static bool boolean(PyObject* o) { return o == Py_True; }
+  static bool exact_int(PyObject* o) { return Py_TYPE(o) == &PyLong_Type; }
   static Num num(const Env& e, PyObject* o) {
     Num n;
     if (Py_TYPE(o) == &PyLong_Type && small_int(o, n.i)) return n;  // k is I already

@@ -11,6 +11,7 @@
 //   static bool find(const Env&, Value obj, const Program&, uint32_t key, Value& out);
 //   static constexpr bool kFastLookup;             // find() beats iterating the members
 //   static constexpr bool kUtf8Strings;            // str_len counts the code points of str()
+//   static bool exact_int(Value);                  // optional: true for a written integer
 // The valid path (Collect = false) returns a bool, short-circuits and allocates nothing outside
 // uniqueItems and annotation tracking. Collect = true records every error with its paths.
 #pragma once
@@ -411,7 +412,7 @@ class Evaluator {
     return V::arr_each(env_, v, [&](size_t, Value x) { return is_type(n.item_types, false, V::kind(env_, x), x); });
   }
 
-  bool simple(const Node& n, Value v) {
+  [[gnu::always_inline]] bool simple(const Node& n, Value v) {
     Kind k = V::kind(env_, v);
     if (n.types && !is_type(n.types, false, k, v)) return false;
     for (const Keyword *kw = P.keywords.data() + n.first, *end = kw + n.count; kw != end; ++kw)
@@ -485,6 +486,9 @@ class Evaluator {
 
   // A number as `integer`: with strict_int (draft-04) a written integer, else any whole value.
   bool is_int(bool strict_int, Value v) {
+    if constexpr (requires { V::exact_int(v); }) {  // a view that tells written integers apart cheaply
+      if (V::exact_int(v)) return true;
+    }
     Num n = V::num(env_, v);
     return strict_int ? n.k != Num::F : n.is_integer();
   }
