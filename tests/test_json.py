@@ -483,3 +483,42 @@ def test_loads_text_at_the_end_of_a_mapping():
             finally:
                 view.release()
             m[end - len(doc) : end] = b" " * len(doc)
+
+
+class Attrs:
+    def __init__(self, n: int) -> None:
+        self.a, self.b, self.c = n, str(n), [n]
+
+
+def dict_kinds() -> list[dict]:
+    """Dicts of every table layout CPython has: str keys, other keys, split instance
+    attributes, deleted members, tables grown past one-byte indices, emptied ones."""
+    holes = {f"k{i}": i for i in range(20)}
+    for i in range(0, 20, 3):
+        del holes[f"k{i}"]
+    mixed = {1: "a", 2.5: "b", None: "c", True: "d", "s": "e"}
+    del mixed[2.5]
+    big = {f"key{i}": [i] for i in range(70000)}
+    for i in range(0, 70000, 7):
+        del big[f"key{i}"]
+    emptied = {"a": 1}
+    emptied.clear()
+    last_deleted = {"a": 1, "b": 2}
+    del last_deleted["b"]
+    attrs = vars(Attrs(1))
+    grown = vars(Attrs(2))
+    grown["extra"] = 1  # may turn the split table into a combined one
+    return [holes, mixed, big, emptied, last_deleted, attrs, grown, {}, {"": None}]
+
+
+@pytest.mark.parametrize("d", dict_kinds(), ids=["holes", "mixed", "big", "emptied", "last_deleted", "attrs", "grown", "empty", "one"])
+def test_dumps_every_dict_layout(d):
+    expected = json.dumps(d, separators=(",", ":"), ensure_ascii=False).encode()
+    assert dumps(d) == expected
+    assert dumps({"x": [d, d]}) == b'{"x":[' + expected + b"," + expected + b"]}"
+    if all(isinstance(k, str) for k in d):
+        v = mcp_native.Validator({"type": "object", "additionalProperties": {"not": {"type": "boolean"}}})
+        assert v.is_valid(d) and not v.is_valid({**d, "zz": True})
+        t = mcp_native.Tool("t", output_schema={"type": "object", "properties": {"a": {}}, "additionalProperties": {"type": ["integer", "string", "array", "null"]}})
+        line = t.encode_response(1, d)
+        assert json.loads(line)["result"]["structuredContent"] == d

@@ -98,7 +98,7 @@ class CheckedDumper : Dumper {
       Py_ssize_t pos = 0;
       PyObject *k, *v;
       bool first = true;
-      while (PyDict_Next(o, &pos, &k, &v)) {
+      while (dict_next(o, &pos, &k, &v)) {
         if (!PyUnicode_Check(k)) return false;
         int64_t kid = -1;
         if (props != nullptr) {

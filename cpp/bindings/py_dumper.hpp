@@ -12,6 +12,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "py_dict.hpp"
 #include "py_json.hpp"
 
 namespace mcp_native::bindings {
@@ -311,7 +312,7 @@ class Dumper {
     Py_ssize_t pos = 0;
     PyObject *k, *v;
     bool first = true;
-    while (PyDict_Next(o, &pos, &k, &v)) {
+    while (dict_next(o, &pos, &k, &v)) {
       // Writing a key runs no Python code, and the key is done with before the value starts.
       if (!member_key(k, first) || !borrowed(v)) return false;
       first = false;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mcp_native/schema_eval.hpp"
+#include "py_dict.hpp"
 
 namespace mcp_native::bindings {
 
@@ -136,7 +137,7 @@ struct PyView {
   template <class F> static bool obj_each(const Env& e, PyObject* o, F&& f) {
     Py_ssize_t pos = 0;
     PyObject *k, *v;
-    while (PyDict_Next(o, &pos, &k, &v)) {
+    while (dict_next(o, &pos, &k, &v)) {
       if (!PyUnicode_Check(k)) throw_key(k);
       if (!f(str(e, k), v)) return false;
     }
