@@ -194,20 +194,26 @@ int has_text_block(PyObject* content) {
 
 bool write_response(JsonWriter& w, PyObject* id, PyObject* structured, const CompiledSchema* schema,
                     PyObject* content, PyObject* meta, bool complete) {
+  // (Fixed parts go in as few appends as the layout allows: around a small payload they are
+  // much of the work.)
   w.append(R"({"jsonrpc":"2.0","id":)");
-  if (!dump_py(w, id)) return false;
+  int overflow = 1;
+  const long long int_id = Py_TYPE(id) == &PyLong_Type ? PyLong_AsLongLongAndOverflow(id, &overflow) : 0;
+  if (overflow == 0) w.write_int(int_id);
+  else if (!dump_py(w, id)) return false;
   w.append(R"(,"result":{"structuredContent":)");
   const std::size_t start = w.size();
   if (!write_structured(w, structured, schema)) return false;
   const std::size_t end = w.size();
-  w.append(R"(,"content":[)");
-  int text = content == nullptr ? 0 : has_text_block(content);
+  const int text = content == nullptr ? 0 : has_text_block(content);
   if (text < 0) return false;
   if (!text) {
     // The text mirror: the structuredContent bytes just written, escaped once more.
-    w.append(R"({"type":"text","text":")");
+    w.append(R"(,"content":[{"type":"text","text":")");
     append_escaped_copy(w, start, end);
-    w.append(R"("})");
+    w.append(content == nullptr ? R"("}])" : R"("})");
+  } else {
+    w.append(R"(,"content":[)");
   }
   if (content != nullptr) {
     const Py_ssize_t n = PyList_GET_SIZE(content);
@@ -215,14 +221,13 @@ bool write_response(JsonWriter& w, PyObject* id, PyObject* structured, const Com
       if (i > 0 || !text) w.put(',');
       if (!dump_py(w, PyList_GET_ITEM(content, i))) return false;
     }
+    w.put(']');
   }
-  w.put(']');
   if (meta != nullptr) {
     w.append(R"(,"_meta":)");
     if (!dump_py(w, meta)) return false;
   }
-  if (complete) w.append(R"(,"resultType":"complete")");
-  w.append("}}\n");
+  w.append(complete ? ",\"resultType\":\"complete\"}}\n" : "}}\n");
   return true;
 }
 

@@ -62,7 +62,7 @@ class Dumper {
   // Writes a value borrowed from a list or dict. Values whose writing can run Python code
   // (containers, subclasses, default()) are held meanwhile, as that code may remove them from
   // their container; exact str/int/float values are not, sparing a write to every object.
-  bool borrowed(PyObject* o) {
+  [[gnu::always_inline]] bool borrowed(PyObject* o) {
     PyTypeObject* t = Py_TYPE(o);
     if (t == &PyFloat_Type) return real(o);
     if (t == &PyUnicode_Type) return str(o);
