@@ -34,21 +34,10 @@ class CheckedDumper : Dumper {
   }
 
  private:
-  bool value(PyObject* o, uint32_t si) {
-    for (;;) {  // subschemas that are only a choice among others go straight to the chosen one
-      const Node& n = P.nodes[si];
-      if (n.or_null >= 0) {
-        if (o == Py_None) return w_.write_null(), true;
-        si = (uint32_t)n.or_null;
-      } else if (n.select >= 0) {
-        const int16_t only = P.keywords[n.select].by_kind[(size_t)PyView::kind(env_, o)];
-        if (only == -2) return false;
-        if (only == -1) break;
-        si = P.keywords[n.select].kids[only];
-      } else {
-        break;
-      }
-    }
+  bool value(PyObject* o, uint32_t at) {
+    const int64_t settled = ev_.settle(at, o);
+    if (settled < 0) return settled == -1 && (w_.write_null(), true);
+    const auto si = static_cast<uint32_t>(settled);
     const Node& n = P.nodes[si];
     if (n.only_types) return ev_.is_type(n.only_types, false, PyView::kind(env_, o), o) && Dumper::value(o);
     if (n.item_types && Py_TYPE(o) == &PyList_Type) return typed_list(o, n);

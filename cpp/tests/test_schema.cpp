@@ -11,22 +11,11 @@ namespace {
 
 // A walk that visits the instance itself and applies walkable nodes value by value, as the tool
 // response writer does while writing (Evaluator's guided walks); other nodes decide with test().
-bool guided(const Program& P, Evaluator<DomView, false>& ev, DomView::Value v, uint32_t si) {
+bool guided(const Program& P, Evaluator<DomView, false>& ev, DomView::Value v, uint32_t at) {
   const DomView::Env env;
-  for (;;) {  // choices that settle on one subschema
-    const Node& n = P.nodes[si];
-    if (n.or_null >= 0) {
-      if (DomView::kind(env, v) == Kind::Null) return true;
-      si = (uint32_t)n.or_null;
-    } else if (n.select >= 0) {
-      int16_t only = P.keywords[n.select].by_kind[(size_t)DomView::kind(env, v)];
-      if (only == -2) return false;
-      if (only == -1) break;
-      si = P.keywords[n.select].kids[only];
-    } else {
-      break;
-    }
-  }
+  const int64_t settled = ev.settle(at, v);
+  if (settled < 0) return settled == -1;
+  const auto si = (uint32_t)settled;
   const Node& n = P.nodes[si];
   if (n.boolean >= 0) return n.boolean;
   if (!n.walkable || n.leaf) return ev.test(si, v);

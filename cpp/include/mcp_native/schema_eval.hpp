@@ -258,6 +258,25 @@ class Evaluator {
     if (n.select >= 0) return selected(n, si, v);
     return schema(si, v, nullptr);
   }
+  /// The subschema that decides v under si once choices that settle on one branch are made
+  /// (`anyOf [X, null]` is X for a value that is not null; a type-settled anyOf/oneOf is the
+  /// branch for v's kind): -1 when v is valid already (null under `anyOf [X, null]`), -2 when
+  /// no branch admits v.
+  int64_t settle(uint32_t si, Value v) {
+    for (;;) {
+      const Node& n = P.nodes[si];
+      if (n.or_null >= 0) {
+        if (V::kind(env_, v) == Kind::Null) return -1;
+        si = (uint32_t)n.or_null;
+      } else if (n.select >= 0) {
+        const int16_t only = P.keywords[n.select].by_kind[(size_t)V::kind(env_, v)];
+        if (only < 0) return only == -2 ? int64_t{-2} : int64_t{si};
+        si = P.keywords[n.select].kids[only];
+      } else {
+        return si;
+      }
+    }
+  }
   /// Walkable node n on v itself (of kind k): its type and its keywords without subschemas.
   bool check_self(const Node& n, Kind k, Value v) {
     if (n.types && !is_type(n.types, false, k, v)) return false;
