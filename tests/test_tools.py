@@ -409,6 +409,21 @@ def test_encode_response_meets_limits_as_is_valid_does(payload, max_steps, max_d
     assert (got if got in (False, "limit") else True) == expected
 
 
+@pytest.mark.parametrize("cell", [float("nan"), float("inf"), -float("inf")])
+def test_encode_response_table_cells_json_cannot_hold(cell):
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {"type": "array", "items": {"type": ["number", "null"]}}}}}
+    t = Tool("t", output_schema=schema)
+    with pytest.raises(ValueError, match="instance is not JSON"):
+        t.encode_response(1, {"rows": [[1.5, None], [2.5, cell]]})
+    # A cell of the wrong type before it: the same answer as result() gives.
+    payload = {"rows": [[1.5, "x"], [cell]]}
+    with pytest.raises(ValueError) as by_result:
+        t.result(payload)
+    with pytest.raises(type(by_result.value), match=str(by_result.value)):
+        t.encode_response(1, payload)
+    assert t.encode_response(1, {"rows": [[1.5, None, 2, 0.1]]}) == Tool("t").encode_response(1, {"rows": [[1.5, None, 2, 0.1]]})
+
+
 def test_encode_response_with_limits_on_the_validator():
     # The walk counts steps and depth like the evaluator; past them the evaluator decides.
     tight = Validator(RECORDS_SCHEMA, limits={"max_steps": 5})
