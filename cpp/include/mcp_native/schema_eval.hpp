@@ -243,9 +243,9 @@ class Evaluator {
   bool run_at(uint32_t si, Value v) { return schema(si, v, nullptr); }
 
   // Guided walks: a caller that visits the instance itself (to write it while validating)
-  // applies each walkable node (Node::walkable) with check_self(), member_schema() and
-  // required_present(), reading item subschemas from the item keywords, and settles every
-  // other subschema's value with test().
+  // resolves choices with settle(), applies each walkable node (Node::walkable) with
+  // check_self(), member_schema() and required_present(), reading item subschemas from the
+  // item keywords, and settles every other subschema's value with test().
 
   /// The verdict of subschema si on v and everything under it.
   bool test(uint32_t si, Value v) {
@@ -308,7 +308,8 @@ class Evaluator {
     static constexpr uint8_t kBit[] = {kNull, kBool, kNumber, kString, kArray, kObject};
     if (types & kBit[(size_t)k]) return true;
     return k == Kind::Number && (types & kInteger) && is_int(strict_int, v);
-  }  /// After a walk over the members of v: every required property of kw (a `properties`
+  }
+  /// After a walk over the members of v: every required property of kw (a `properties`
   /// keyword) is present (reports those that are not).
   bool required_present(const Keyword& kw, Value v, uint64_t required_seen) {
     const uint64_t all = kw.n_required >= 64 ? ~uint64_t{0} : (uint64_t{1} << kw.n_required) - 1;
@@ -324,6 +325,7 @@ class Evaluator {
     }
     return ok;
   }
+
   std::vector<EvalError<Value>> errors;
   std::vector<PathTok> ipath, spath;  ///< Collect: current locations
   std::vector<uint32_t> scope;        ///< dynamic scope (resources), when P.dynamic
@@ -501,7 +503,6 @@ class Evaluator {
     if (ok && up) up->merge(local);
     return ok;
   }
-
 
   // A number as `integer`: with strict_int (draft-04) a written integer, else any whole value.
   bool is_int(bool strict_int, Value v) {
