@@ -522,3 +522,27 @@ def test_dumps_every_dict_layout(d):
         t = mcp_native.Tool("t", output_schema={"type": "object", "properties": {"a": {}}, "additionalProperties": {"type": ["integer", "string", "array", "null"]}})
         line = t.encode_response(1, d)
         assert json.loads(line)["result"]["structuredContent"] == d
+
+
+@pytest.mark.parametrize("grow", [0, 5, 5000])
+def test_dumps_survives_default_that_mutates_the_dict(grow):
+    # default() may change the dict being written (resize, delete, clear); the walk re-reads the
+    # table at every member, as PyDict_Next does, and the output stays valid JSON.
+    d = {"a": object(), "b": 1, "c": [object()]}
+
+    def default(o):
+        d.clear()
+        d.update({f"x{i}": i for i in range(grow)})
+        return "z"
+
+    out = dumps(d, default=default)
+    assert json.loads(out)["a"] == "z"
+    attrs = vars(Attrs(3))
+    attrs["b"] = object()
+
+    def default_attrs(o):
+        attrs.pop("a", None)
+        attrs["new"] = 1
+        return "q"
+
+    assert json.loads(dumps(attrs, default=default_attrs))["b"] == "q"
