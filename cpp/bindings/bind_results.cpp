@@ -79,33 +79,21 @@ class CheckedDumper : Dumper {
       if (kw->op == Op::Props) props = kw;
     size_t next = 0;
     uint64_t required_seen = 0;
-    if (PyDict_GET_SIZE(o) == 0) {
-      w_.append("{}");
-    } else {
-      if (!enter(o)) return false;
-      w_.put('{');
-      Py_ssize_t pos = 0;
-      PyObject *k, *v;
-      bool first = true;
-      while (dict_next(o, &pos, &k, &v)) {
-        if (!PyUnicode_Check(k)) return false;
-        int64_t kid = -1;
-        if (props != nullptr) {
-          // Names from the program are interned, like the keys of dicts written in code: the
-          // member in declaration order is most often the very same str.
-          if (next < props->props.size() && (*env_.keys)[props->props[next].first] == k)
-            kid = ev_.next_member_schema(*props, next, required_seen);
-          else
-            kid = ev_.member_schema(*props, PyView::str(env_, k), next, required_seen);
-        }
-        if (kid == -2 || !member_key(k, first)) return false;
-        if (kid < 0 ? !borrowed(v) : !child(v, (uint32_t)kid, false, [&] { return borrowed(v); })) return false;
-        first = false;
+    const bool ok = members(o, [&](PyObject* k, PyObject* v, bool first) {
+      if (!PyUnicode_Check(k)) return false;
+      int64_t kid = -1;
+      if (props != nullptr) {
+        // Names from the program are interned, like the keys of dicts written in code: the
+        // member in declaration order is most often the very same str.
+        if (next < props->props.size() && (*env_.keys)[props->props[next].first] == k)
+          kid = ev_.next_member_schema(*props, next, required_seen);
+        else
+          kid = ev_.member_schema(*props, PyView::str(env_, k), next, required_seen);
       }
-      w_.put('}');
-      leave();
-    }
-    return props == nullptr || ev_.required_present(*props, o, required_seen);
+      if (kid == -2 || !member_key(k, first)) return false;
+      return kid < 0 ? borrowed(v) : child(v, (uint32_t)kid, false, [&] { return borrowed(v); });
+    });
+    return ok && (props == nullptr || ev_.required_present(*props, o, required_seen));
   }
 
   bool list(PyObject* o, const Node& n) {

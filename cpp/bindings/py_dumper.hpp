@@ -307,14 +307,22 @@ class Dumper {
   bool dict(PyObject* o) {
     if (PyDict_GET_SIZE(o) == 0) return w_.append("{}"), true;
     if (sort_keys_ || !PyDict_CheckExact(o)) return dict_items(o);
+    // Writing a key runs no Python code, and the key is done with before the value starts.
+    return members(o, [&](PyObject* k, PyObject* v, bool first) { return member_key(k, first) && borrowed(v); });
+  }
+
+  // Writes exact dict `o` as {...}, each member through member(key, value, first) (false
+  // stops).
+  template <class Member>
+  [[gnu::always_inline]] bool members(PyObject* o, Member&& member) {
+    if (PyDict_GET_SIZE(o) == 0) return w_.append("{}"), true;
     if (!enter(o)) return false;
     w_.put('{');
     Py_ssize_t pos = 0;
     PyObject *k, *v;
     bool first = true;
     while (dict_next(o, &pos, &k, &v)) {
-      // Writing a key runs no Python code, and the key is done with before the value starts.
-      if (!member_key(k, first) || !borrowed(v)) return false;
+      if (!member(k, v, first)) return false;
       first = false;
     }
     w_.put('}');
