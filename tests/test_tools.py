@@ -424,6 +424,11 @@ def test_encode_response_table_cells_json_cannot_hold(cell):
     assert t.encode_response(1, {"rows": [[1.5, None, 2, 0.1]]}) == Tool("t").encode_response(1, {"rows": [[1.5, None, 2, 0.1]]})
 
 
+def test_encode_tool_response_wants_a_validator():
+    with pytest.raises(TypeError, match="check: expected a Validator, got function"):
+        _core.encode_tool_response(lambda s: True, 1, None, 1, {})
+
+
 def test_encode_response_with_limits_on_the_validator():
     # The walk counts steps and depth like the evaluator; past them the evaluator decides.
     tight = Validator(RECORDS_SCHEMA, limits={"max_steps": 5})

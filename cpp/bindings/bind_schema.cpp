@@ -353,9 +353,14 @@ class SchemaValidator {
 
 // is_valid/is_valid_json as METH_FASTCALL methods: pybind11's dispatcher would be a large part of
 // a small validation.
-SchemaValidator* self_of(PyObject* self) {
+// The C++ object of a SchemaValidator instance; null while it is not initialized.
+SchemaValidator* validator_of(PyObject* self) {
   auto* inst = reinterpret_cast<py::detail::instance*>(self);
-  auto* v = static_cast<SchemaValidator*>(inst->get_value_and_holder().value_ptr());
+  return static_cast<SchemaValidator*>(inst->get_value_and_holder().value_ptr());
+}
+
+SchemaValidator* self_of(PyObject* self) {
+  SchemaValidator* v = validator_of(self);
   if (!v) throw py::type_error("the validator is not initialized");
   return v;
 }
@@ -387,8 +392,7 @@ PyTypeObject* g_validator_type;  // SchemaValidator, set by bind_schema
 CompiledSchema compiled_schema(PyObject* validator) {
   // (A type check, cheaper than pybind11's isinstance, which looks the type up per call.)
   if (g_validator_type == nullptr || !PyObject_TypeCheck(validator, g_validator_type)) return {};
-  auto* inst = reinterpret_cast<py::detail::instance*>(validator);
-  auto* v = static_cast<SchemaValidator*>(inst->get_value_and_holder().value_ptr());
+  SchemaValidator* v = validator_of(validator);
   return v ? v->compiled() : CompiledSchema{};
 }
 

@@ -43,8 +43,6 @@ struct PyView {
   [[gnu::noinline]] static Kind other_kind(PyObject* o) {
     PyTypeObject* t = Py_TYPE(o);
     if (t == &PyFloat_Type) return check_float(o);
-    if (o == Py_None) return Kind::Null;
-    if (t == &PyBool_Type) return Kind::Bool;
     if (t == &PyTuple_Type) return Kind::Array;
     if (PyUnicode_Check(o)) return Kind::String;
     if (PyDict_Check(o)) return Kind::Object;
