@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import struct
 
 from hypothesis import assume, example, given, settings
@@ -43,6 +44,15 @@ finite_floats = st.one_of(
     .map(lambda b: struct.unpack("<d", struct.pack("<Q", b))[0])
     .filter(lambda f: f == f and abs(f) != float("inf")),
     st.sampled_from([0.0, -0.0, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 1e16, 1e15, 1e-4, 1e-5]),
+    # Values written with a few decimals (the writer's short path), around 2^32 where it stops,
+    # and one ulp off them (which it must leave to the general path).
+    st.builds(
+        lambda m, decimals, ulps: math.nextafter(float(f"{m}e-{decimals}"), math.inf * ulps) if ulps else float(f"{m}e-{decimals}"),
+        st.integers(-(2**53), 2**53),
+        st.integers(0, 9),
+        st.sampled_from([0, 1, -1]),
+    ),
+    st.floats(min_value=4294967295.0, max_value=4294967297.0),
 )
 keys = st.one_of(text, big_ints, finite_floats, st.booleans(), st.none())
 

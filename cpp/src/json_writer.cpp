@@ -405,6 +405,27 @@ char* layout_digits(char* out, std::uint64_t sig, int n, int e) noexcept {
 
 #endif
 
+namespace {
+
+// Most floats in tool results were written with a few decimals (prices, scores, coordinates).
+// When a < 2^32 and a = m / 10^6 (correctly rounded) for an integer m, the digits of m
+// (trailing zeros dropped) are the shortest that read back as a, so Dragonbox is not needed:
+// m's decimal reads back as a, and a decimal with fewer digits lies at least 10^-6 from it,
+// while two decimals that both read back as a lie within an ulp of a (at most 2^-21) of each
+// other. Sets *sig = m.
+[[gnu::always_inline]] inline bool short_decimal(double a, std::uint64_t* sig) noexcept {
+  if (!(a < 4294967296.0)) return false;
+  const double x = a * 1e6;
+  const auto m = static_cast<std::int64_t>(x + 0.5);  // (signed: one instruction)
+  // x is a few ulps from m at most when a is such a decimal (m / 10^6 rounded, then times 10^6
+  // rounded): most other values fail this test before the division.
+  if (std::fabs(x - static_cast<double>(m)) > x * 0x1p-50 || static_cast<double>(m) / 1e6 != a) return false;
+  *sig = static_cast<std::uint64_t>(m);
+  return true;
+}
+
+}  // namespace
+
 std::size_t format_double(double v, char* buf) noexcept {
   char* out = buf;
   if (std::signbit(v)) *out++ = '-';
@@ -414,14 +435,23 @@ std::size_t format_double(double v, char* buf) noexcept {
     out[2] = '0';
     return static_cast<std::size_t>(out + 3 - buf);
   }
-  // Shortest round-trip digits (Dragonbox, as {fmt} implements it): v = sig * 10^exp. Its
-  // formatting front end is generic and slow, so layout_digits() lays the text out.
-  auto dec = fmt::detail::dragonbox::to_decimal(std::fabs(v));
-  std::uint64_t sig = dec.significand;
-  int exp = dec.exponent;
-  while (sig % 10 == 0) {  // so that n below counts significant digits only
-    sig /= 10;
-    ++exp;
+  // Shortest round-trip digits, v = sig * 10^exp with no trailing zeros in sig (so that n below
+  // counts significant digits only): a short decimal's own, else Dragonbox's (as {fmt}
+  // implements it; its formatting front end is generic and slow, so layout_digits() lays the
+  // text out).
+  const double a = std::fabs(v);
+  std::uint64_t sig;
+  int exp;
+  if (short_decimal(a, &sig)) {
+    exp = -6 + fmt::detail::dragonbox::remove_trailing_zeros(sig);
+  } else {
+    const auto dec = fmt::detail::dragonbox::to_decimal(a);
+    sig = dec.significand;
+    exp = dec.exponent;
+    while (sig % 10 == 0) {
+      sig /= 10;
+      ++exp;
+    }
   }
   const int n = decimal_length(sig);
   const int e = exp + n - 1;  // decimal exponent of the first digit

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -21,6 +22,31 @@ namespace {
 std::string fmt(double v) {
   char buf[mcp_native::kMaxDoubleChars];
   return {buf, mcp_native::format_double(v, buf)};
+}
+
+// The significant digits and the decimal exponent of the first one, from a number's text in
+// any notation ("22.5", "2.25e+01" and "0.0225e3" give {"225", 1}).
+std::pair<std::string, int> digits_of(const std::string& text) {
+  std::string digits;
+  int point = -1, exp = 0;
+  size_t i = text[0] == '-' ? 1 : 0;
+  for (; i < text.size() && text[i] != 'e'; ++i) {
+    if (text[i] == '.') point = static_cast<int>(digits.size());
+    else digits += text[i];
+  }
+  if (i < text.size()) exp = std::stoi(text.substr(i + 1));
+  if (point < 0) point = static_cast<int>(digits.size());
+  const size_t lead = digits.find_first_not_of('0');
+  digits = digits.substr(lead);
+  digits.erase(digits.find_last_not_of('0') + 1);
+  return {digits, point - 1 - static_cast<int>(lead) + exp};
+}
+
+// The shortest round-trip text of v, by the standard library.
+std::string shortest(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  return {buf, r.ptr};
 }
 
 std::string str(std::string_view s) {
@@ -64,6 +90,31 @@ TEST(JsonWriterFloat, LaidOutLikePythonRepr) {
   EXPECT_EQ(fmt(0.00012345678901234567), "0.00012345678901234567");
   EXPECT_EQ(fmt(1.2345678901234568e-05), "1.2345678901234568e-05");
   EXPECT_EQ(fmt(-65.61361699999998), "-65.61361699999998");
+}
+
+TEST(JsonWriterFloat, ShortDecimalsGetTheShortestDigits) {
+  // Values written with up to 8 decimals, up to and past 2^32 (where the short path stops),
+  // and their neighbours one ulp away (which the short path must leave to Dragonbox).
+  std::uint64_t r = 0x2545F4914F6CDD1DULL;
+  const double bounds[] = {1, 100, 1e4, 4294967296.0, 1e10};
+  for (int i = 0; i < 300000; ++i) {
+    r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+    const int decimals = static_cast<int>(r % 9);
+    const double top = bounds[(r >> 8) % 5];
+    const auto m = static_cast<std::uint64_t>(static_cast<double>(r >> 11) / 0x1p53 * top * std::pow(10.0, decimals));
+    const std::string text = std::to_string(m) + "e-" + std::to_string(decimals);
+    const double v = std::strtod(text.c_str(), nullptr);
+    for (double x : {v, -v, std::nextafter(v, 0.0), std::nextafter(v, 1e300)}) {
+      const std::string ours = fmt(x);
+      ASSERT_EQ(std::strtod(ours.c_str(), nullptr), x) << ours;
+      if (x != 0) ASSERT_EQ(digits_of(ours), digits_of(shortest(x))) << ours << " vs " << shortest(x);
+    }
+  }
+  EXPECT_EQ(fmt(22.5), "22.5");
+  EXPECT_EQ(fmt(65.0), "65.0");
+  EXPECT_EQ(fmt(0.000001), "1e-06");
+  EXPECT_EQ(fmt(4294967295.999999), "4294967295.999999");
+  EXPECT_EQ(fmt(4294967296.000001), "4294967296.000001");
 }
 
 TEST(JsonWriterFloat, RoundTrips) {

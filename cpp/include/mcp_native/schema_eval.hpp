@@ -889,6 +889,8 @@ class Evaluator {
         an->all_props = true;
         return true;
       }
+      default:  // checks without subschemas: keyword() and check() apply them
+        break;
     }
     return true;
   }
