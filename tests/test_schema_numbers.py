@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import enum
 import json
 from typing import Any
 
@@ -10,7 +11,7 @@ import jsonschema
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from mcp_native import Validator
+from mcp_native import Tool, Validator
 
 HUGE = 2**400
 
@@ -70,3 +71,44 @@ def test_long_enum_and_unique_items_use_json_equality() -> None:
     assert u.is_valid(list(range(2000)) + ["1999"])
     assert not u.is_valid([{"a": 1, "b": [0.0]}, {"b": [-0.0], "a": 1}])
     assert u.is_valid([[1], [True], [1, 1], 1, True, "1"])
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+
+
+# Bounds where the int64 fast path of bounded leaves ({"type": "integer", "minimum": 0}) turns:
+# one-digit CPython ints end at 2^30, exclusive bounds are moved by one, int64 ends.
+EDGE_INTS = [0, 1, -1, 2**30 - 1, 2**30, -(2**30), 2**31, 2**63 - 1, -(2**63), 2**63, -(2**63) - 1, 2**64]
+edge_ints = st.sampled_from(EDGE_INTS) | st.integers(-5, 5) | st.integers(-(2**64), 2**64)
+
+
+@st.composite
+def bounded_leaves(draw: st.DrawFn) -> dict[str, Any]:
+    schema: dict[str, Any] = {}
+    t = draw(st.sampled_from([None, "integer", "number", "string", ["integer", "string"], ["number", "null"]]))
+    if t is not None:
+        schema["type"] = t
+    for k in draw(st.sets(st.sampled_from(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]), max_size=2)):
+        schema[k] = draw(edge_ints | st.sampled_from([0.5, -1.5, 1e19]))
+    for k in draw(st.sets(st.sampled_from(["minLength", "maxLength"]), max_size=2)):
+        schema[k] = draw(st.integers(0, 4))
+    return schema
+
+
+leaf_values = (edge_ints | st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0**63, -1.5, True, False, None, Level.LOW, [], {}])
+               | st.text("a😀é\n", max_size=5))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(bounded_leaves(), leaf_values)
+def test_bounded_leaves_match_python_jsonschema(schema: dict[str, Any], x: Any) -> None:
+    want = jsonschema.Draft202012Validator(schema).is_valid(x)
+    v = Validator(schema)
+    assert v.is_valid(x) == want
+    assert Validator({"items": schema}).is_valid([x, x]) == want
+    assert Validator({"properties": {"a": schema}}).is_valid({"a": x}) == want
+    assert v.is_valid_json(json.dumps(x)) == want
+    # Under the output schema of a tool: validated while written.
+    tool = Tool("t", output_schema={"type": "object", "properties": {"x": schema}}, on_invalid="error_result")
+    assert (b'"isError":true' not in tool.encode_response(1, {"x": x})) == want

@@ -61,7 +61,7 @@ struct PyView {
   static bool exact_int(PyObject* o) { return Py_TYPE(o) == &PyLong_Type; }
   static Num num(const Env& e, PyObject* o) {
     Num n;
-    if (Py_TYPE(o) == &PyLong_Type && small_int(o, n.i)) return n;  // k is I already
+    if (small_int(o, n.i)) return n;  // k is I already
     if (PyFloat_Check(o)) {
       n.k = Num::F;
       n.d = PyFloat_AS_DOUBLE(o);
@@ -85,8 +85,9 @@ struct PyView {
     }
     return exact_int(e, o);
   }
-  // Ints of at most one internal digit, read in place (the common case; a call otherwise).
+  // An int of at most one internal digit, read in place (the common case; a call otherwise).
   [[gnu::always_inline]] static bool small_int(PyObject* o, int64_t& out) {
+    if (Py_TYPE(o) != &PyLong_Type) return false;
 #if PY_VERSION_HEX >= 0x030C0000
     if (!PyUnstable_Long_IsCompact((PyLongObject*)o)) return false;
     out = PyUnstable_Long_CompactValue((PyLongObject*)o);

@@ -257,6 +257,7 @@ class Compiler {
       for (uint32_t i = node.first; i < node.first + node.count; ++i) node.simple &= is_simple(P.keywords[i].op);
       if (node.simple && node.count == 0) node.only_types = node.types;
     }
+    for (auto& node : P.nodes) bound_leaf(node);
     for (auto& node : P.nodes) {
       node.walkable = node.boolean < 0 && !node.tracks && !P.dynamic;
       for (uint32_t i = node.first; i < node.first + node.count; ++i) {
@@ -915,6 +916,37 @@ class Compiler {
       fix64(k.else_);
     }
     nodes_[node_json_[0]] = target(nodes_.at(node_json_[0]));
+  }
+
+  // Node::bounded for a simple node whose keywords are only integer minimum/maximum (exclusive
+  // bounds made inclusive) and minLength/maxLength.
+  void bound_leaf(Node& node) {
+    if (!node.simple || node.count == 0) return;
+    Node b;
+    for (uint32_t i = node.first; i < node.first + node.count; ++i) {
+      const Keyword& k = P.keywords[i];
+      if (k.op == Op::MinLength) {
+        b.min_length = std::max(b.min_length, k.count);
+      } else if (k.op == Op::MaxLength) {
+        b.max_length = std::min(b.max_length, k.count);
+      } else if ((k.op == Op::Minimum || k.op == Op::Maximum) && k.num.k == Num::I) {
+        const bool min = k.op == Op::Minimum;
+        int64_t x = k.num.i;
+        if (k.exclusive) {
+          if (x == (min ? INT64_MAX : INT64_MIN)) return;  // no int64 beyond it: left to check()
+          x += min ? 1 : -1;
+        }
+        if (min) b.int_min = std::max(b.int_min, x);
+        else b.int_max = std::min(b.int_max, x);
+      } else {
+        return;
+      }
+    }
+    node.bounded = true;
+    node.int_min = b.int_min;
+    node.int_max = b.int_max;
+    node.min_length = b.min_length;
+    node.max_length = b.max_length;
   }
 
   // For verdicts: a node that is only an `anyOf` of bare types is their union (`only_types`); one

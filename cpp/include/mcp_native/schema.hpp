@@ -229,6 +229,11 @@ struct Node {
   /// items' type mask, with the item count bounds; 0 when the node is not one.
   uint8_t item_types = 0;
   uint64_t min_items = 0, max_items = UINT64_MAX;
+  /// A bounded leaf (e.g. `{"type": "integer", "minimum": 0}`, `{"maxLength": 64}`): its
+  /// keywords are only integer bounds, here inclusive, and string length bounds, here too.
+  bool bounded = false;
+  int64_t int_min = INT64_MIN, int_max = INT64_MAX;
+  uint64_t min_length = 0, max_length = UINT64_MAX;
   uint32_t first = 0, count = 0;  ///< keyword range
   uint32_t resource = 0;     ///< schema resource containing it (for the dynamic scope)
   /// Discriminator: `properties[keys[disc_key]]` must be one of the strings disc_values (and

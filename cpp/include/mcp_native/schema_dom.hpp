@@ -109,6 +109,11 @@ struct TapeView {
     }
     return n;
   }
+  static bool small_int(Value v, int64_t& out) {
+    if (type(v) != 'l') return false;
+    std::memcpy(&out, v.w + 1, 8);
+    return true;
+  }
   static std::string_view str(const Env&, Value v) { return tape::string(v.doc->string_buf.get(), *v.w); }
   static size_t str_len(Value v) { return utf8_length(str({}, v)); }
   static size_t arr_size(Value v) { return tape::count(v.doc->tape.get(), v.w); }

@@ -12,6 +12,7 @@
 //   static constexpr bool kFastLookup;             // find() beats iterating the members
 //   static constexpr bool kUtf8Strings;            // str_len counts the code points of str()
 //   static bool exact_int(Value);                  // optional: true for a written integer
+//   static bool small_int(Value, int64_t&);        // optional: an integer's value, when cheap
 // The valid path (Collect = false) returns a bool, short-circuits and allocates nothing outside
 // uniqueItems and annotation tracking. Collect = true records every error with its paths.
 #pragma once
@@ -252,6 +253,7 @@ class Evaluator {
     const Node& n = P.nodes[si];
     if (n.only_types) return is_type(n.only_types, false, V::kind(env_, v), v);
     if (n.item_types) return typed_array(n, v);
+    if (n.bounded) return bounded(n, v);
     if (n.leaf) return simple(n, v);  // never nests deeper: no depth, steps or scope
     if (n.or_null >= 0) return V::kind(env_, v) == Kind::Null || test((uint32_t)n.or_null, v);
     Depth d(c_, P.limits.max_instance_depth);
@@ -433,6 +435,28 @@ class Evaluator {
     return V::arr_each(env_, v, [&](size_t, Value x) { return is_type(n.item_types, false, V::kind(env_, x), x); });
   }
 
+  // A bounded leaf (Node::bounded): an integer the view reads cheaply, or a string whose
+  // length it counts cheaply, is compared with the bounds at once; other values go through
+  // the keywords.
+  [[gnu::always_inline]] bool bounded(const Node& n, Value v) {
+    const Kind k = V::kind(env_, v);
+    if (n.types && !is_type(n.types, false, k, v)) return false;
+    if constexpr (requires(int64_t i) { V::small_int(v, i); }) {
+      int64_t i;
+      if (k == Kind::Number && V::small_int(v, i)) return n.int_min <= i && i <= n.int_max;
+    }
+    if constexpr (!V::kUtf8Strings) {
+      if (k == Kind::String) {
+        const size_t len = V::str_len(v);
+        return n.min_length <= len && len <= n.max_length;
+      }
+    }
+    if (k != Kind::Number && k != Kind::String) return true;
+    for (const Keyword *kw = P.keywords.data() + n.first, *end = kw + n.count; kw != end; ++kw)
+      if (!check(*kw, k, v)) return false;
+    return true;
+  }
+
   [[gnu::always_inline]] bool simple(const Node& n, Value v) {
     Kind k = V::kind(env_, v);
     if (n.types && !is_type(n.types, false, k, v)) return false;
@@ -447,7 +471,7 @@ class Evaluator {
       if (!n.boolean) fail_named("false", nullptr, v);
       return n.boolean;
     }
-    if (n.simple && !collecting()) return simple(n, v);
+    if (n.simple && !collecting()) return n.bounded ? bounded(n, v) : simple(n, v);
     Kind k = V::kind(env_, v);
     bool ok = true;
     if (n.types && !is_type(n.types, false, k, v)) {
