@@ -93,12 +93,12 @@ class JsonWriter {
   void commit(std::size_t n) noexcept { len_ += n; }
 
   /// Appends one byte.
-  void put(char c) {
+  [[gnu::always_inline]] void put(char c) {  // (large callers' inlining budget runs out)
     reserve(1);
     buf_[len_++] = c;
   }
   /// Appends bytes as they are (already valid JSON text).
-  void append(std::string_view bytes) {
+  [[gnu::always_inline]] void append(std::string_view bytes) {
     reserve(bytes.size());
     std::memcpy(buf_ + len_, bytes.data(), bytes.size());
     len_ += bytes.size();
