@@ -31,11 +31,33 @@ TEST(TextMirror, EscapesQuotesAndBackslashesOnly) {
   EXPECT_EQ(mirror("", "\"caf\xc3\xa9 \xf0\x9f\x98\x80\""), "\\\"caf\xc3\xa9 \xf0\x9f\x98\x80\\\"");
 }
 
-TEST(TextMirror, MatchesTheGeneralEscapeAtEveryLengthAndOffset) {
-  // Every length around the 16-byte blocks, with escapes at every position, and growth of the
-  // buffer while the source lies inside it.
+using mcp_native::MirrorKernel;
+
+// Each kernel this CPU can run; the best one again afterwards.
+class TextMirrorKernel : public testing::TestWithParam<MirrorKernel> {
+ protected:
+  void SetUp() override {
+    if (!mcp_native::use_mirror_kernel(GetParam())) GTEST_SKIP() << "this CPU lacks the instructions";
+  }
+  void TearDown() override {
+    for (MirrorKernel k : {MirrorKernel::kAvx2, MirrorKernel::kSsse3, MirrorKernel::kPortable})
+      if (mcp_native::use_mirror_kernel(k)) break;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Kernels, TextMirrorKernel,
+                         testing::Values(MirrorKernel::kPortable, MirrorKernel::kSsse3, MirrorKernel::kAvx2),
+                         [](const testing::TestParamInfo<MirrorKernel>& info) {
+                           return std::string(info.param == MirrorKernel::kAvx2    ? "avx2"
+                                              : info.param == MirrorKernel::kSsse3 ? "ssse3"
+                                                                                   : "portable");
+                         });
+
+TEST_P(TextMirrorKernel, MatchesTheGeneralEscapeAtEveryLengthAndOffset) {
+  // Every length around the 16- and 32-byte blocks, with escapes at every position, and growth
+  // of the buffer while the source lies inside it.
   const std::string alphabet = "ab\"\\{}:,0 \xc3\xa9";
-  for (std::size_t len = 0; len < 70; ++len) {
+  for (std::size_t len = 0; len < 100; ++len) {
     for (std::size_t shift = 0; shift < alphabet.size(); ++shift) {
       std::string json;
       for (std::size_t i = 0; i < len; ++i) json += alphabet[(i * 7 + shift) % alphabet.size()];

@@ -13,4 +13,11 @@ namespace mcp_native {
 /// this is a single byte loop that at most doubles the text.
 void append_escaped_copy(JsonWriter& w, std::size_t start, std::size_t end);
 
+/// The loops append_escaped_copy can run, by the instructions they need.
+enum class MirrorKernel { kPortable, kSsse3, kAvx2 };
+
+/// Makes append_escaped_copy run kernel `k`, if this CPU has what it needs (else returns false
+/// and changes nothing). It starts with the best one; tests run each.
+bool use_mirror_kernel(MirrorKernel k);
+
 }  // namespace mcp_native
