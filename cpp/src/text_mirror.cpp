@@ -4,7 +4,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#define MCP_NATIVE_MIRROR_SSSE3 1  // and AVX2
+#define MCP_NATIVE_MIRROR_SSSE3 1
 #endif
 
 namespace mcp_native {
@@ -79,38 +79,6 @@ constexpr ExpandTable kExpand = make_expand_table();
   for (; i + 16 <= n; i += 16) out = expand_block(s + i, 16, out);
   return i < n ? expand_block(s + i, static_cast<unsigned>(n - i), out) : out;
 }
-
-// The same expansion 32 bytes at a time: each 128-bit lane of a shuffle expands one 8-byte
-// group (groups 0 and 2 in one, 1 and 3 in the other), then the four are stored in order.
-[[gnu::target("avx2")]] char* escape_avx2(const unsigned char* s, std::size_t n, char* out) {
-  const __m256i backslash = _mm256_set1_epi8('\\');
-  auto row = [](unsigned mask) { return _mm_load_si128(reinterpret_cast<const __m128i*>(kExpand.shuffle[mask])); };
-  std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i));
-    const auto mask = static_cast<std::uint32_t>(_mm256_movemask_epi8(
-        _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')), _mm256_cmpeq_epi8(v, backslash))));
-    if (mask == 0) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v);
-      out += 32;
-      continue;
-    }
-    const unsigned m0 = mask & 0xff, m1 = (mask >> 8) & 0xff, m2 = (mask >> 16) & 0xff, m3 = mask >> 24;
-    const __m256i even = _mm256_shuffle_epi8(_mm256_unpacklo_epi64(v, backslash),
-                                             _mm256_inserti128_si256(_mm256_castsi128_si256(row(m0)), row(m2), 1));
-    const __m256i odd = _mm256_shuffle_epi8(_mm256_unpackhi_epi64(v, backslash),
-                                            _mm256_inserti128_si256(_mm256_castsi128_si256(row(m1)), row(m3), 1));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(even));
-    out += 8 + kExpand.escapes[m0];
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(odd));
-    out += 8 + kExpand.escapes[m1];
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_extracti128_si256(even, 1));
-    out += 8 + kExpand.escapes[m2];
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_extracti128_si256(odd, 1));
-    out += 8 + kExpand.escapes[m3];
-  }
-  return escape_ssse3(s + i, n - i, out);  // the last 0 to 31 bytes
-}
 #endif
 
 using Kernel = char* (*)(const unsigned char*, std::size_t, char*);
@@ -118,16 +86,14 @@ using Kernel = char* (*)(const unsigned char*, std::size_t, char*);
 Kernel kernel_for(MirrorKernel k) {
 #if MCP_NATIVE_MIRROR_SSSE3
   __builtin_cpu_init();  // this may run among static initializers, before libgcc's own
-  if (k == MirrorKernel::kAvx2) return __builtin_cpu_supports("avx2") ? escape_avx2 : nullptr;
   if (k == MirrorKernel::kSsse3) return __builtin_cpu_supports("ssse3") ? escape_ssse3 : nullptr;
 #endif
   return k == MirrorKernel::kPortable ? escape_bytes : nullptr;
 }
 
 Kernel best_kernel() {
-  for (MirrorKernel k : {MirrorKernel::kAvx2, MirrorKernel::kSsse3})
-    if (Kernel f = kernel_for(k)) return f;
-  return escape_bytes;
+  const Kernel f = kernel_for(MirrorKernel::kSsse3);
+  return f != nullptr ? f : escape_bytes;
 }
 
 Kernel g_kernel = best_kernel();

@@ -40,21 +40,19 @@ class TextMirrorKernel : public testing::TestWithParam<MirrorKernel> {
     if (!mcp_native::use_mirror_kernel(GetParam())) GTEST_SKIP() << "this CPU lacks the instructions";
   }
   void TearDown() override {
-    for (MirrorKernel k : {MirrorKernel::kAvx2, MirrorKernel::kSsse3, MirrorKernel::kPortable})
+    for (MirrorKernel k : {MirrorKernel::kSsse3, MirrorKernel::kPortable})
       if (mcp_native::use_mirror_kernel(k)) break;
   }
 };
 
 INSTANTIATE_TEST_SUITE_P(Kernels, TextMirrorKernel,
-                         testing::Values(MirrorKernel::kPortable, MirrorKernel::kSsse3, MirrorKernel::kAvx2),
+                         testing::Values(MirrorKernel::kPortable, MirrorKernel::kSsse3),
                          [](const testing::TestParamInfo<MirrorKernel>& info) {
-                           return std::string(info.param == MirrorKernel::kAvx2    ? "avx2"
-                                              : info.param == MirrorKernel::kSsse3 ? "ssse3"
-                                                                                   : "portable");
+                           return std::string(info.param == MirrorKernel::kSsse3 ? "ssse3" : "portable");
                          });
 
 TEST_P(TextMirrorKernel, MatchesTheGeneralEscapeAtEveryLengthAndOffset) {
-  // Every length around the 16- and 32-byte blocks, with escapes at every position, and growth
+  // Every length around the 16-byte blocks, with escapes at every position, and growth
   // of the buffer while the source lies inside it.
   const std::string alphabet = "ab\"\\{}:,0 \xc3\xa9";
   for (std::size_t len = 0; len < 100; ++len) {

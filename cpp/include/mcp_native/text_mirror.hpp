@@ -14,10 +14,11 @@ namespace mcp_native {
 void append_escaped_copy(JsonWriter& w, std::size_t start, std::size_t end);
 
 /// The loops append_escaped_copy can run, by the instructions they need.
-enum class MirrorKernel { kPortable, kSsse3, kAvx2 };
+enum class MirrorKernel { kPortable, kSsse3 };
 
 /// Makes append_escaped_copy run kernel `k`, if this CPU has what it needs (else returns false
-/// and changes nothing). It starts with the best one; tests run each.
+/// and changes nothing). It starts with the best one; tests run each. (An AVX2 kernel, 32 bytes
+/// a step, ran 9% fewer instructions and no faster: the expansion is bound by its stores.)
 bool use_mirror_kernel(MirrorKernel k);
 
 }  // namespace mcp_native
