@@ -154,7 +154,9 @@ def contenders(schema: dict[str, Any], structured: dict[str, Any]) -> dict[str, 
 def per_call_ns(fns: dict[str, Callable[[], Any]], quick: bool) -> dict[str, float]:
     """Best per-call time of each function. Rounds alternate between the functions, so that
     load from elsewhere on the machine hits them alike; the collector is off while timing."""
-    budget = 0.005 if quick else 0.03
+    # Many short rounds rather than a few long ones: on a shared machine the best of them is
+    # more often one that nothing else disturbed.
+    budget = 0.005 if quick else 0.01
     numbers = {}
     for name, fn in fns.items():
         n = 1
@@ -164,7 +166,7 @@ def per_call_ns(fns: dict[str, Callable[[], Any]], quick: bool) -> dict[str, flo
     best = dict.fromkeys(fns, float("inf"))
     gc.disable()
     try:
-        for _ in range(3 if quick else 9):
+        for _ in range(3 if quick else 41):
             for name, fn in fns.items():
                 best[name] = min(best[name], timeit.timeit(fn, number=numbers[name]) / numbers[name])
     finally:
