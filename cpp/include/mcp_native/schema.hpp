@@ -229,8 +229,9 @@ struct Node {
   /// items' type mask, with the item count bounds; 0 when the node is not one.
   uint8_t item_types = 0;
   uint64_t min_items = 0, max_items = UINT64_MAX;
-  /// A bounded leaf (e.g. `{"type": "integer", "minimum": 0}`, `{"maxLength": 64}`): its
-  /// keywords are only integer bounds, here inclusive, and string length bounds, here too.
+  /// A bounded leaf (e.g. `{"type": "integer", "minimum": 0}`, `{"maxLength": 64}`): its only
+  /// keywords are integer minimum/maximum (exclusive or not) and minLength/maxLength, held here
+  /// as inclusive ranges.
   bool bounded = false;
   int64_t int_min = INT64_MIN, int_max = INT64_MAX;
   uint64_t min_length = 0, max_length = UINT64_MAX;
