@@ -437,7 +437,7 @@ class Evaluator {
 
   // A bounded leaf (Node::bounded): an integer the view reads cheaply, or a string whose
   // length it counts cheaply, is compared with the bounds at once; other values go through
-  // the keywords.
+  // the keywords (simple()).
   [[gnu::always_inline]] bool bounded(const Node& n, Value v) {
     const Kind k = V::kind(env_, v);
     if (n.types && !is_type(n.types, false, k, v)) return false;
@@ -451,10 +451,7 @@ class Evaluator {
         return n.min_length <= len && len <= n.max_length;
       }
     }
-    if (k != Kind::Number && k != Kind::String) return true;
-    for (const Keyword *kw = P.keywords.data() + n.first, *end = kw + n.count; kw != end; ++kw)
-      if (!check(*kw, k, v)) return false;
-    return true;
+    return simple(n, v);
   }
 
   [[gnu::always_inline]] bool simple(const Node& n, Value v) {
