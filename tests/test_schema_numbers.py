@@ -86,7 +86,8 @@ edge_ints = st.sampled_from(EDGE_INTS) | st.integers(-5, 5) | st.integers(-(2**6
 @st.composite
 def bounded_leaves(draw: st.DrawFn) -> dict[str, Any]:
     schema: dict[str, Any] = {}
-    t = draw(st.sampled_from([None, "integer", "number", "string", ["integer", "string"], ["number", "null"]]))
+    t = draw(st.sampled_from([None, "integer", "number", "string", "boolean", "null", ["integer", "string"], ["number", "null"],
+                              ["boolean", "integer"]]))
     if t is not None:
         schema["type"] = t
     for k in draw(st.sets(st.sampled_from(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]), max_size=2)):
@@ -96,7 +97,11 @@ def bounded_leaves(draw: st.DrawFn) -> dict[str, Any]:
     return schema
 
 
-leaf_values = (edge_ints | st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0**63, -1.5, True, False, None, Level.LOW, [], {}])
+class Text(str):
+    pass
+
+
+leaf_values = (edge_ints | st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0**63, -1.5, True, False, None, Level.LOW, [], {}, Text("ab")])
                | st.text("a😀é\n", max_size=5))
 
 
@@ -110,5 +115,11 @@ def test_bounded_leaves_match_python_jsonschema(schema: dict[str, Any], x: Any) 
     assert Validator({"properties": {"a": schema}}).is_valid({"a": x}) == want
     assert v.is_valid_json(json.dumps(x)) == want
     # Under the output schema of a tool: validated while written.
-    tool = Tool("t", output_schema={"type": "object", "properties": {"x": schema}}, on_invalid="error_result")
-    assert (b'"isError":true' not in tool.encode_response(1, {"x": x})) == want
+    # Under the output schema of a tool, as a member and as list items (written after a comma):
+    # validated while written, with the bytes of an unchecked write when valid.
+    tool = Tool("t", output_schema={"type": "object", "properties": {"x": schema, "xs": {"items": schema}}}, on_invalid="error_result")
+    for payload in ({"x": x}, {"xs": [x, x]}):
+        line = tool.encode_response(1, payload)
+        assert (b'"isError":true' not in line) == want
+        if want:
+            assert line == Tool("t").encode_response(1, payload)

@@ -67,8 +67,18 @@ class Dumper {
     if (t == &PyFloat_Type) return real(o);
     if (t == &PyUnicode_Type) return str(o);
     if (t == &PyLong_Type) return integer(o);
-    if (o == Py_None || o == Py_True || o == Py_False) return value(o);  // never freed
+    if (o == Py_None || o == Py_True || o == Py_False) return constant(o, false);  // never freed
     return held(o);
+  }
+  // Writes None, True or False (o is one of them), preceded by a comma if `comma`: a fixed
+  // 8-byte copy of ",null", ",true", ",false" (or without the comma), zero-padded.
+  [[gnu::always_inline]] bool constant(PyObject* o, bool comma) {
+    static constexpr char kNull[9] = ",null", kTrue[9] = ",true", kFalse[9] = ",false";
+    const char* text = o == Py_None ? kNull : o == Py_True ? kTrue : kFalse;
+    char* p = w_.extend(8);
+    std::memcpy(p, text + !comma, 8);
+    w_.commit(comma + (o == Py_False ? 5 : 4));
+    return true;
   }
   bool held(PyObject* o) {
     Py_INCREF(o);
@@ -79,7 +89,7 @@ class Dumper {
 
   // The UTF-8 text of a str, or null with an exception (lone surrogates: UnicodeEncodeError).
   // ASCII data and an already cached UTF-8 form are read in place, without a call.
-  static const char* utf8_of(PyObject* o, std::size_t* n) {
+  [[gnu::always_inline]] static const char* utf8_of(PyObject* o, std::size_t* n) {
     if (PyUnicode_IS_COMPACT_ASCII(o)) {
       *n = static_cast<std::size_t>(PyUnicode_GET_LENGTH(o));
       return static_cast<const char*>(PyUnicode_DATA(o));
@@ -183,15 +193,7 @@ class Dumper {
       w_.commit(comma + format_int(small, p + comma));
       return true;
     }
-    if (o == Py_None || o == Py_True || o == Py_False) {
-      // Fixed 8-byte copies of ",null", ",true", ",false" (or without the comma), zero-padded.
-      static constexpr char kNull[9] = ",null", kTrue[9] = ",true", kFalse[9] = ",false";
-      const char* text = o == Py_None ? kNull : o == Py_True ? kTrue : kFalse;
-      char* p = w_.extend(8);
-      std::memcpy(p, text + !comma, 8);
-      w_.commit(comma + (o == Py_False ? 5 : 4));
-      return true;
-    }
+    if (o == Py_None || o == Py_True || o == Py_False) return constant(o, comma);
     if (comma) w_.put(',');
     return borrowed(o);
   }
