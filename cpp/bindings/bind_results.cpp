@@ -102,9 +102,7 @@ class CheckedDumper : Dumper {
   }
 
   bool dict(PyObject* o, const Node& n) {
-    const Keyword* props = nullptr;
-    for (const Keyword *kw = &P.keywords[n.first], *end = kw + n.count; kw != end; ++kw)
-      if (kw->op == Op::Props) props = kw;
+    const Keyword* props = n.props >= 0 ? &P.keywords[(size_t)n.props] : nullptr;
     size_t next = 0;
     uint64_t required_seen = 0;
     const bool ok = members(o, [&](PyObject* k, PyObject* v, bool first) {

@@ -264,6 +264,8 @@ class Compiler {
         const Keyword& k = P.keywords[i];
         node.walkable &= is_simple(k.op) || k.op == Op::PrefixItems || k.op == Op::RestItems ||
                          (k.op == Op::Props && k.patterns.empty());
+        if (k.op == Op::Props) node.props = (int32_t)i;
+        node.self_checks |= is_simple(k.op);
       }
     }
     // Item keywords whose subschemas are bare types keep a node a leaf (e.g. arrays of numbers).

@@ -21,10 +21,10 @@ bool guided(const Program& P, Evaluator<DomView, false>& ev, DomView::Value v, u
   if (!n.walkable || n.leaf) return ev.test(si, v);
   const Kind k = DomView::kind(env, v);
   if (!ev.check_self(n, k, v)) return false;
-  const Keyword *props = nullptr, *prefix = nullptr, *rest = nullptr;
+  const Keyword* props = n.props >= 0 ? &P.keywords[(size_t)n.props] : nullptr;
+  const Keyword *prefix = nullptr, *rest = nullptr;
   for (uint32_t i = n.first; i < n.first + n.count; ++i) {
     const Keyword& kw = P.keywords[i];
-    if (kw.op == Op::Props) props = &kw;
     if (kw.op == Op::PrefixItems) prefix = &kw;
     if (kw.op == Op::RestItems) rest = &kw;
   }

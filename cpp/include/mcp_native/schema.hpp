@@ -220,6 +220,8 @@ struct Node {
   /// walks): beside keywords without subschemas it has only `properties`/`additionalProperties`
   /// (no `patternProperties`) and item keywords, and no annotations or dynamic scope.
   bool walkable = false;
+  int32_t props = -1;        ///< walkable: its `properties` keyword (-1: none)
+  bool self_checks = false;  ///< walkable: has keywords without subschemas (for check_self)
   uint8_t types = 0;         ///< its `type` mask (0: none), checked before the keywords
   uint8_t only_types = 0;    ///< for a verdict the node is just a `type` mask (or a union of them)
   int32_t or_null = -1;      ///< for a verdict the node is `null` or this subschema (-1: no)

@@ -282,6 +282,7 @@ class Evaluator {
   /// Walkable node n on v itself (of kind k): its type and its keywords without subschemas.
   bool check_self(const Node& n, Kind k, Value v) {
     if (n.types && !is_type(n.types, false, k, v)) return false;
+    if (!n.self_checks) return true;
     for (const Keyword *kw = P.keywords.data() + n.first, *end = kw + n.count; kw != end; ++kw) {
       if (kw->op == Op::Props || kw->op == Op::PrefixItems || kw->op == Op::RestItems) continue;
       if (!check(*kw, k, v)) return false;
