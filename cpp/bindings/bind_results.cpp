@@ -1,5 +1,7 @@
 // Tool results: the JSON-RPC response line of a tools/call, written in one pass.
+#include <cstring>
 #include <new>
+#include <string_view>
 
 #include "bindings.hpp"
 #include "mcp_native/text_mirror.hpp"
@@ -209,12 +211,19 @@ bool write_response(JsonWriter& w, PyObject* id, PyObject* structured, const Com
                     PyObject* content, PyObject* meta, bool complete) {
   // (Fixed parts go in as few appends as the layout allows: around a small payload they are
   // much of the work.)
-  w.append(R"({"jsonrpc":"2.0","id":)");
-  int overflow = 1;
-  const long long int_id = Py_TYPE(id) == &PyLong_Type ? PyLong_AsLongLongAndOverflow(id, &overflow) : 0;
-  if (overflow == 0) w.write_int(int_id);
-  else if (!dump_py(w, id)) return false;
-  w.append(R"(,"result":{"structuredContent":)");
+  static constexpr std::string_view head = R"({"jsonrpc":"2.0","id":)", result = R"(,"result":{"structuredContent":)";
+  std::int64_t int_id;
+  if (PyView::small_int(id, int_id)) {  // the usual id: all of it in one reservation
+    char* const p = w.extend(head.size() + 20 + result.size());
+    std::memcpy(p, head.data(), head.size());
+    const std::size_t n = head.size() + format_int(int_id, p + head.size());
+    std::memcpy(p + n, result.data(), result.size());
+    w.commit(n + result.size());
+  } else {
+    w.append(head);
+    if (!dump_py(w, id)) return false;
+    w.append(result);
+  }
   const std::size_t start = w.size();
   if (!write_structured(w, structured, schema)) return false;
   const std::size_t end = w.size();
@@ -297,8 +306,11 @@ PyObject* py_encode_tool_response(PyObject*, PyObject* const* args, Py_ssize_t n
     a[slot] = args[nargs + i];
   }
   PyObject* check = a[0];
-  const long flags = PyLong_AsLong(a[1]);
-  if (flags == -1 && PyErr_Occurred()) return nullptr;
+  std::int64_t flags;
+  if (!PyView::small_int(a[1], flags)) {
+    PyErr_Format(PyExc_TypeError, "flags: expected a small int, got %R", a[1]);
+    return nullptr;
+  }
   PyObject* invalid = a[2];
   PyObject* id = a[3];
   PyObject* structured = a[4];

@@ -355,8 +355,9 @@ class SchemaValidator {
 // a small validation.
 // The C++ object of a SchemaValidator instance; null while it is not initialized.
 SchemaValidator* validator_of(PyObject* self) {
+  // (What get_value_and_holder() finds for any type, without the call: the first value.)
   auto* inst = reinterpret_cast<py::detail::instance*>(self);
-  return static_cast<SchemaValidator*>(inst->get_value_and_holder().value_ptr());
+  return static_cast<SchemaValidator*>(py::detail::value_and_holder(inst, nullptr, 0, 0).value_ptr());
 }
 
 SchemaValidator* self_of(PyObject* self) {
