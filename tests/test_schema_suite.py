@@ -82,11 +82,18 @@ def check(draft: str, path: str, gi: int, ti: int) -> None:
 def written_valid(v: mcp_native.Validator, instance: Any) -> bool:
     """The verdict of the walk that validates while it writes a tool response; a valid
     instance must come out exactly as without a schema."""
-    line = _core.encode_tool_response(v, 1, lambda *args: None, 7, instance)
+    line = Verdict(v, 1).encode_response(7, instance)
     if line is None:
         return False
-    assert line == _core.encode_tool_response(None, 1, None, 7, instance)
+    assert line == _core.ResponseWriter(None, 1).encode_response(7, instance)
     return True
+
+
+class Verdict(_core.ResponseWriter):
+    """Answers an invalid payload with None."""
+
+    def _encode_invalid(self, *args: Any) -> None:
+        return None
 
 
 @pytest.mark.parametrize(("draft", "path", "gi", "ti"), collect(optional=False))

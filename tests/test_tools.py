@@ -3,8 +3,10 @@ each checked against the protocol version's schema with python-jsonschema and mc
 
 from __future__ import annotations
 
+import gc
 import json
 import warnings
+import weakref
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -405,7 +407,7 @@ records = st.deferred(
 def test_encode_response_meets_limits_as_is_valid_does(payload, max_steps, max_depth):
     v = Validator(RECORDS_SCHEMA, limits={"max_steps": max_steps, "max_instance_depth": max_depth})
     expected = outcome(lambda: v.is_valid(payload))
-    got = outcome(lambda: _core.encode_tool_response(v, 1, lambda *a: False, 1, payload))
+    got = outcome(lambda: Verdict(v, 1).encode_response(1, payload))
     assert (got if got in (False, "limit") else True) == expected
 
 
@@ -424,9 +426,44 @@ def test_encode_response_table_cells_json_cannot_hold(cell):
     assert t.encode_response(1, {"rows": [[1.5, None, 2, 0.1]]}) == Tool("t").encode_response(1, {"rows": [[1.5, None, 2, 0.1]]})
 
 
-def test_encode_tool_response_wants_a_validator():
-    with pytest.raises(TypeError, match="check: expected a Validator, got function"):
-        _core.encode_tool_response(lambda s: True, 1, None, 1, {})
+class Verdict(_core.ResponseWriter):
+    """Answers an invalid payload with False."""
+
+    def _encode_invalid(self, *args):
+        return False
+
+
+def test_response_writer_bad_setup():
+    with pytest.raises(TypeError, match="check: expected a Validator or None, got function"):
+        _core.ResponseWriter(lambda s: True, 1)
+    with pytest.raises(ValueError, match="flags: 4 has bits other than"):
+        _core.ResponseWriter(None, 4)
+    with pytest.raises(TypeError, match="not initialized"):
+        _core.ResponseWriter.__new__(_core.ResponseWriter).encode_response(1, {})
+    # Without an answer for invalid payloads (Tool has one): the missing method is named.
+    with pytest.raises(AttributeError, match="_encode_invalid"):
+        _core.ResponseWriter(Validator({"type": "object", "required": ["x"]}), 0).encode_response(1, {})
+    assert _core.ResponseWriter(Validator({"type": "object"}), 0).encode_response("a", {}) == (
+        b'{"jsonrpc":"2.0","id":"a","result":{"structuredContent":{},"content":[{"type":"text","text":"{}"}]}}\n')
+
+
+def test_cycles_through_tools_and_validators_are_collected():
+    # Validators take attributes, which may refer back to the validator or to its tool.
+    class Traced(Tool):
+        __slots__ = ("__weakref__",)
+
+    class Box:
+        pass
+
+    t = Traced("t", output_schema={"type": "object"})
+    t._output.owner = t
+    v = Validator({"type": "object"})
+    v.box = Box()
+    v.box.validator = v
+    refs = [weakref.ref(t), weakref.ref(v.box)]
+    del t, v
+    gc.collect()
+    assert [r() for r in refs] == [None, None]
 
 
 def test_encode_response_with_limits_on_the_validator():
@@ -436,7 +473,7 @@ def test_encode_response_with_limits_on_the_validator():
     with pytest.raises(ValidationError, match="max_steps"):
         tight.is_valid(payload)
     with pytest.raises(ValidationError, match="max_steps"):
-        _core.encode_tool_response(tight, 1, None, 1, payload)
+        Verdict(tight, 1).encode_response(1, payload)
 
 
 json_values = st.recursive(

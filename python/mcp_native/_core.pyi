@@ -4,6 +4,8 @@
 from collections.abc import Callable
 from typing import Any
 
+from typing_extensions import disjoint_base
+
 def dumps(obj: Any, *, default: Callable[[Any], Any] | None = None, sort_keys: bool = False) -> bytes:
     """Serialize ``obj`` to compact JSON as UTF-8 bytes.
 
@@ -46,22 +48,25 @@ class SchemaValidator:
 
 # --- Tool results -------------------------------------------------------------------------------
 
-def encode_tool_response(
-    check: SchemaValidator | None,
-    flags: int,
-    invalid: Callable[[str | int, Any, list[dict[str, Any]] | None, dict[str, Any] | None], bytes],
-    request_id: str | int,
-    structured: Any,
-    content: list[dict[str, Any]] | None = None,
-    meta: dict[str, Any] | None = None,
-) -> bytes:
-    """The JSON-RPC response line answering ``request_id`` with a ``CallToolResult``:
-    ``structuredContent`` serialized once, its bytes escaped into a leading text block unless
-    ``content`` has a text block, then ``_meta`` and, with flag 1, ``resultType: "complete"``.
-    Flag 2 requires ``structured`` to be a dict. ``check`` (the output schema) validates
-    ``structured`` while it is written, with the verdict of ``check.is_valid``; when it fails
-    the answer is ``invalid(request_id, structured, content, meta)``. ``Tool`` binds the first
-    three arguments; arguments are checked with errors naming them."""
+@disjoint_base
+class ResponseWriter:
+    """The native part of ``mcp_native.Tool``: ``check`` is the output schema's validator (or
+    None), flag 1 adds ``resultType: "complete"``, flag 2 requires ``structured`` to be a dict."""
+
+    def __init__(self, check: SchemaValidator | None, flags: int) -> None: ...
+    def encode_response(
+        self,
+        request_id: str | int,
+        structured: Any,
+        content: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> bytes:
+        """The JSON-RPC response line answering ``request_id`` with a ``CallToolResult``:
+        ``structuredContent`` serialized once, its bytes escaped into a leading text block
+        unless ``content`` has a text block, then ``_meta`` and ``resultType``. ``check``
+        validates ``structured`` while it is written, with the verdict of ``check.is_valid``;
+        when it fails the answer is ``self._encode_invalid(request_id, structured, content,
+        meta)``. Arguments are checked with errors naming them."""
 
 # --- JSON-RPC framing (mcp_native.jsonrpc) ---
 from typing import Any as _Any

@@ -142,6 +142,10 @@ class Validator(SchemaValidator):
     of some of its fields. Raises ``SchemaError``.
     """
 
+    # Instances keep their attributes in the native base's __dict__. A second, Python-managed
+    # one would hide reference cycles through the validator from the garbage collector.
+    __slots__ = ()
+
     def __init__(
         self,
         schema: Any,

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Mapping
-from functools import lru_cache, partial
+from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from . import _core
@@ -206,7 +206,7 @@ def _check_execution(execution: Any, version: str) -> dict[str, Any]:
     return dict(execution)
 
 
-class Tool:
+class Tool(_core.ResponseWriter):
     """A tool definition for one protocol version.
 
     ``input_schema`` defaults to ``{"type": "object", "additionalProperties": false}`` (a tool
@@ -215,14 +215,7 @@ class Tool:
     not send it) or ``"error_result"``: send an ``isError`` result naming the violations instead.
     """
 
-    __slots__ = ("name", "protocol_version", "definition", "on_invalid", "encode_response", "_input", "_output", "_checker", "_object_only", "_complete")
-
-    encode_response: Callable[..., bytes]
-    """``encode_response(request_id, structured, *, content=None, meta=None) -> bytes``: the
-    JSON-RPC response line (compact JSON and one ``\\n``) answering ``request_id`` with
-    ``result(structured, content, meta=meta)``, written in one native pass: the payload is
-    validated, serialized once as ``structuredContent``, and those bytes escaped once more into
-    the text mirror. A native callable bound to this tool (no Python frame on the hot path)."""
+    __slots__ = ("name", "protocol_version", "definition", "on_invalid", "_input", "_output", "_checker", "_object_only", "_complete")
 
     def __init__(
         self,
@@ -292,8 +285,9 @@ class Tool:
         self._object_only = version != "2026-07-28"
         self._complete = version == "2026-07-28"
         self._checker: Any = None  # compiled on first check_result (clients only)
-        flags = (1 if self._complete else 0) | (2 if self._object_only else 0)
-        self.encode_response = partial(_core.encode_tool_response, self._output, flags, self._encode_invalid)
+        # encode_response(request_id, structured, *, content=None, meta=None) is native
+        # (_core.ResponseWriter): it answers an invalid payload with _encode_invalid.
+        super().__init__(self._output, (1 if self._complete else 0) | (2 if self._object_only else 0))
 
     @classmethod
     def from_definition(cls, definition: Mapping[str, Any], *, on_invalid: str = "raise", protocol_version: str = LATEST_PROTOCOL_VERSION) -> Tool:
