@@ -166,6 +166,8 @@ class CheckedDumper : Dumper {
         char* p = w_.extend(kMaxDoubleChars + 1);
         *p = ',';
         w_.commit(comma + format_double(v, p + comma));
+      } else if (Py_TYPE(item) == &PyUnicode_Type) {  // tags, names: checked by the same type test
+        if (!(n.item_types & schema::kString) || !text(item, comma ? ',' : 0, 0)) return false;
       } else if (!ev_.is_type(n.item_types, false, PyView::kind(env_, item), item) || !list_item(item, comma)) {
         return false;
       }
