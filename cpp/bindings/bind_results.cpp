@@ -91,11 +91,7 @@ class CheckedDumper : Dumper {
     std::int64_t i;
     if (t == &PyLong_Type && compact_int(o, &i)) {
       if (types != 0 && !(types & (schema::kNumber | schema::kInteger))) return false;
-      if (c.bounded && (i < c.int_min || i > c.int_max)) return false;
-      char* p = w_.extend(21);
-      *p = ',';
-      w_.commit(comma + format_int(i, p + comma));
-      return true;
+      return !(c.bounded && (i < c.int_min || i > c.int_max)) && small_integer(i, comma);
     }
     if (t == &PyFloat_Type && (c.only_types & schema::kNumber)) return real(o, comma);  // (fails on nan, inf)
     if (o == Py_None) return (types == 0 || (types & schema::kNull)) && constant(o, comma);
@@ -385,7 +381,7 @@ PyObject* encode_response(PyObject* self, PyObject* const* args, Py_ssize_t narg
   if (check == Py_None) {
     return write_bytes([&](JsonWriter& w) { return write_response(w, id, structured, nullptr, content, meta, complete); });
   }
-  const CompiledSchema schema = compiled_schema(check);
+  const CompiledSchema schema = compiled_schema(check);  // (an initialized Validator: __init__ checked)
   // One walk that validates while writing; when it stops, the two-walk way reports: the
   // verdict of is_valid (or its exception), then the answer for an invalid payload
   // (self._encode_invalid), or the writer's error.

@@ -162,6 +162,14 @@ class Dumper {
     return true;
   }
 
+  // Writes an int read by compact_int, preceded by a comma if `comma`: one reservation for both.
+  [[gnu::always_inline]] bool small_integer(std::int64_t v, bool comma) {
+    char* p = w_.extend(21);
+    *p = ',';
+    w_.commit(comma + format_int(v, p + comma));
+    return true;
+  }
+
   // Writes a float, preceded by a comma if `comma`: one reservation for both.
   bool real(PyObject* o, bool comma = false) {
     const double v = PyFloat_AS_DOUBLE(o);
@@ -187,12 +195,7 @@ class Dumper {
     }
     if (t == &PyUnicode_Type) return text(o, comma ? ',' : 0, 0);
     std::int64_t small;
-    if (t == &PyLong_Type && compact_int(o, &small)) {
-      char* p = w_.extend(21);
-      *p = ',';
-      w_.commit(comma + format_int(small, p + comma));
-      return true;
-    }
+    if (t == &PyLong_Type && compact_int(o, &small)) return small_integer(small, comma);
     if (o == Py_None || o == Py_True || o == Py_False) return constant(o, comma);
     if (comma) w_.put(',');
     return borrowed(o);
