@@ -1,0 +1,57 @@
+"""``mcp.ClientSession.validate_tool_result`` (also what fastmcp's ``Client`` calls): the tool's
+output schema compiled once into a native validator instead of python-jsonschema's.
+
+Same contract as the stock method: the output schemas come from the session's ``tools/list``
+cache (refreshed when the tool is unknown), the error is a ``RuntimeError`` with the stock
+message prefixes, now naming the failing value's JSON Pointer. ``$ref`` resolves only inside
+the schema (nothing is fetched) and the validator's limits bound schema bombs.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ..errors import SchemaError
+from . import _validation
+
+logger = logging.getLogger("mcp_native.adapters")
+# The stock method's logger, for its own warning.
+_session_logger = logging.getLogger("client")
+
+# "error" (raise, as stock), "warn" (log and accept) or "off"; set by install().
+mode = "error"
+
+
+async def validate_tool_result(self: Any, name: str, result: Any) -> None:
+    """Revalidate a ``CallToolResult`` against the tool's declared output schema.
+
+    Raises:
+        RuntimeError: Structured content is missing or does not conform to the schema, or the
+            schema is invalid or has a ``$ref`` that does not resolve within the schema document.
+    """
+    if mode == "off":
+        return
+    if name not in self._tool_output_schemas:
+        await self.list_tools()
+    if name not in self._tool_output_schemas:
+        _session_logger.warning("Tool %s not listed by server, cannot validate any structured content", name)
+        return
+    output_schema = self._tool_output_schemas[name]
+    if output_schema is None:
+        return
+    if result.structured_content is None and "structured_content" not in result.model_fields_set:
+        problem = f"Tool {name} has an output schema but did not return structured content"
+    else:
+        try:
+            validator = _validation.output_validator(output_schema)
+        except SchemaError as e:
+            raise RuntimeError(f"Invalid schema for tool {name}: {e}") from e
+        error = _validation.first_error(validator, result.structured_content)
+        if error is None:
+            return
+        problem = f"Invalid structured content returned by tool {name}: {error}"
+    if mode == "warn":
+        logger.warning("%s", problem)
+        return
+    raise RuntimeError(problem)
