@@ -1,0 +1,129 @@
+"""Real MCP servers over stdio, stock vs on mcp-native, driven by the SDK's own client.
+
+For each framework (MCPServer from ``mcp``, fastmcp) one stock server process (``python
+examples/<app>.py``) and one adapted one (``python -m mcp_native run examples/<app>.py``) run
+side by side; rounds alternate between them, and in each round the client in this process has
+the adapters installed exactly when it talks to the adapted server. Reported per framework and
+payload: the median round-trip latency per ``tools/call``, stock and adapted, the speed-up
+(stock time / adapted time), calls per second, and the response's size on the wire.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+import mcp_native
+from mcp_native import adapters
+
+ROOT = Path(__file__).resolve().parents[1]
+APPS = {"MCPServer": ROOT / "examples" / "mcpserver_app.py", "fastmcp": ROOT / "examples" / "fastmcp_app.py"}
+CALLS = {"weather": ("get_weather", {"city": "Paris"}), "200 records": ("list_records", {"count": 200})}
+MODES = ("stock", "adapted")
+
+
+def server_params(app: Path, mode: str) -> StdioServerParameters:
+    args = [str(app)] if mode == "stock" else ["-m", "mcp_native", "run", str(app)]
+    return StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT))
+
+
+def set_client(mode: str) -> None:
+    """The client side of a round: the adapters installed for the adapted server only."""
+    if mode == "adapted":
+        adapters.install(server=False, transport=False)
+    else:
+        adapters.uninstall()
+
+
+async def measure(rounds: int, calls: int, frameworks: list[str], tick: Callable[[], None] = lambda: None) -> dict[str, Any]:
+    """Per framework and payload: per-call seconds of every call, by mode."""
+    times: dict[str, dict[str, dict[str, list[float]]]] = {
+        fw: {p: {m: [] for m in MODES} for p in CALLS} for fw in frameworks
+    }
+    sizes: dict[str, dict[str, int]] = {fw: {} for fw in frameworks}
+    async with AsyncExitStack() as stack:
+        sessions: dict[tuple[str, str], ClientSession] = {}
+        for fw in frameworks:
+            for mode in MODES:
+                read, write = await stack.enter_async_context(stdio_client(server_params(APPS[fw], mode), errlog=sys.stderr))
+                session = await stack.enter_async_context(ClientSession(read, write))
+                await session.initialize()
+                await session.list_tools()
+                sessions[fw, mode] = session
+        for fw in frameworks:
+            for payload, (tool, args) in CALLS.items():
+                result = await sessions[fw, "stock"].call_tool(tool, args)
+                sizes[fw][payload] = len(mcp_native.dumps({"jsonrpc": "2.0", "id": 1, "result": result.model_dump(by_alias=True, exclude_none=True, mode="json")}))
+        try:
+            for r in range(rounds):
+                for fw in frameworks:
+                    for payload, (tool, args) in CALLS.items():
+                        order = MODES if r % 2 == 0 else MODES[::-1]
+                        for mode in order:
+                            set_client(mode)
+                            session = sessions[fw, mode]
+                            for _ in range(calls):
+                                t0 = time.perf_counter()
+                                result = await session.call_tool(tool, args)
+                                times[fw][payload][mode].append(time.perf_counter() - t0)
+                                assert not result.is_error, result
+                tick()
+        finally:
+            adapters.uninstall()
+    return {"times": times, "sizes": sizes}
+
+
+def summarize(raw: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for fw, payloads in raw["times"].items():
+        for payload, by_mode in payloads.items():
+            stock = statistics.median(by_mode["stock"])
+            adapted = statistics.median(by_mode["adapted"])
+            rows.append({
+                "framework": fw,
+                "payload": payload,
+                "stock_ms": stock * 1e3,
+                "adapted_ms": adapted * 1e3,
+                "speedup": stock / adapted,
+                "stock_calls_per_s": 1 / stock,
+                "adapted_calls_per_s": 1 / adapted,
+                "response_bytes": raw["sizes"][fw][payload],
+                "calls": len(by_mode["stock"]),
+            })
+    return rows
+
+
+def speedup(x: float) -> str:
+    return f"{x:.2f}× faster" if x >= 1 else f"{1 / x:.2f}× slower"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    head = "| framework | payload | stock ms/call | mcp-native ms/call | speed-up | calls/s stock → mcp-native | response bytes |"
+    lines = [head, "|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(
+            f"| {r['framework']} | {r['payload']} | {r['stock_ms']:.2f} | {r['adapted_ms']:.2f} | {speedup(r['speedup'])} "
+            f"| {r['stock_calls_per_s']:.0f} → {r['adapted_calls_per_s']:.0f} | {r['response_bytes']:,} |"
+        )
+    return "\n".join(lines)
+
+
+def main(quick: bool) -> dict[str, Any]:
+    rounds, calls = (3, 5) if quick else (15, 20)
+    raw = anyio.run(measure, rounds, calls, list(APPS))
+    rows = summarize(raw)
+    print(table(rows))
+    return {"rows": rows}
+
+
+if __name__ == "__main__":
+    main(quick="--quick" in sys.argv)

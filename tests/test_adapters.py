@@ -1,0 +1,229 @@
+"""mcp_native.adapters: install/uninstall, version refusal, and real servers over stdio (the
+example MCPServer and fastmcp apps as subprocesses, stock and adapted, driven by the SDK's
+own client)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+pytest.importorskip("fastmcp")
+
+import mcp.client.session  # noqa: E402
+import mcp.server.stdio  # noqa: E402
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+from mcp_native import adapters  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+APPS = {"mcpserver": ROOT / "examples" / "mcpserver_app.py", "fastmcp": ROOT / "examples" / "fastmcp_app.py"}
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _restore() -> Iterator[None]:
+    yield
+    adapters.uninstall()
+
+
+def server_command(app: str, adapted: bool) -> list[str]:
+    return [sys.executable, *(["-m", "mcp_native", "run"] if adapted else []), str(APPS[app])]
+
+
+@asynccontextmanager
+async def session(app: str, adapted_server: bool) -> AsyncIterator[ClientSession]:
+    cmd = server_command(app, adapted_server)
+    params = StdioServerParameters(command=cmd[0], args=cmd[1:], cwd=str(ROOT))
+    with open("/dev/null", "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                yield s
+
+
+# -- install / uninstall ----------------------------------------------------------------------
+
+
+def _targets() -> list[Any]:
+    import fastmcp.server.mixins.transport
+    import fastmcp.tools.base
+
+    import mcp
+
+    return [
+        mcp.server.stdio.stdio_server,
+        mcp.stdio_server,
+        fastmcp.server.mixins.transport.stdio_server,
+        mcp.client.session.ClientSession.validate_tool_result,
+        fastmcp.tools.base.Tool.convert_result,
+    ]
+
+
+def test_install_patches_named_points_and_uninstall_restores_them_exactly() -> None:
+    before = _targets()
+    report = adapters.install()
+    assert not report.refused
+    assert report.versions == {"mcp": "2.3.0", "fastmcp": "4.1.2"}
+    text = str(report)
+    assert "stdio transport" in text and "validate_tool_result" in text and "convert_result" in text
+    after = _targets()
+    assert all(a is not b for a, b in zip(after, before))
+    assert adapters.report() is report
+    again = adapters.install()  # idempotent: the same patches, applied once
+    assert again.patched == report.patched and _targets() == after
+    adapters.uninstall()
+    assert _targets() == before
+    assert adapters.report() is None
+
+
+def test_options_choose_the_parts() -> None:
+    before = _targets()
+    report = adapters.install(server=False, transport=False)
+    assert len(report.patched) == 1 and "validate_tool_result" in report.patched[0]
+    after = _targets()
+    assert after[0] is before[0] and after[4] is before[4] and after[3] is not before[3]
+    with pytest.raises(ValueError, match="output_validation"):
+        adapters.install(output_validation="strict")
+
+
+def test_untested_versions_are_refused_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = _targets()
+    monkeypatch.setitem(adapters.SUPPORTED_VERSIONS, "mcp", ("2.0.0",))
+    with pytest.warns(RuntimeWarning, match=r"mcp 2\.3\.0 not tested \(supported: mcp 2\.0\.0; fastmcp 4\.1\.2\)"):
+        report = adapters.install()
+    assert report.patched == [] and "not tested" in str(report)
+    assert _targets() == before
+    with pytest.raises(adapters.UnsupportedVersion, match="not tested"):
+        adapters.install(strict=True)
+    assert _targets() == before
+
+
+def test_an_unexpected_patch_point_refuses_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def someone_elses(self: Any, name: str, result: Any) -> None:
+        pass
+
+    monkeypatch.setattr(mcp.client.session.ClientSession, "validate_tool_result", someone_elses)
+    before = _targets()
+    with pytest.warns(RuntimeWarning, match="ClientSession.validate_tool_result"):
+        report = adapters.install()
+    assert report.patched == []
+    assert _targets() == before
+
+
+# -- real servers over stdio --------------------------------------------------------------------
+
+
+def _plain(result: Any) -> dict[str, Any]:
+    return result.model_dump(by_alias=True, exclude_none=True, mode="json")  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("app", list(APPS))
+async def test_adapted_server_answers_as_stock_does(app: str) -> None:
+    answers = {}
+    for adapted in (False, True):
+        async with session(app, adapted) as s:
+            tools = await s.list_tools()
+            calls = [("get_weather", {"city": "Zürich"}), ("list_records", {"count": 200}), ("list_records", {"count": 3000})]
+            answers[adapted] = ([t.name for t in tools.tools], [_plain(await s.call_tool(n, a)) for n, a in calls])
+    assert answers[True] == answers[False]
+    names, results = answers[True]
+    assert names == ["get_weather", "list_records", "broken_weather"]
+    assert results[0]["structuredContent"]["city"] == "Zürich"
+    assert len(results[2]["structuredContent"]["records"]) == 3000  # a response far beyond the pipe's buffer
+
+
+async def test_fastmcp_server_refuses_to_send_an_invalid_result() -> None:
+    async with session("fastmcp", adapted_server=True) as s:
+        result = await s.call_tool("broken_weather", {"city": "Paris"})
+    assert result.is_error and result.structured_content is None
+    assert "'65%' is not of type 'integer' at /humidity" in result.content[0].text
+
+
+async def test_stock_fastmcp_sends_it_and_the_adapted_client_names_the_path() -> None:
+    async with session("fastmcp", adapted_server=False) as s:
+        with pytest.raises(RuntimeError, match="Invalid structured content returned by tool broken_weather"):
+            await s.call_tool("broken_weather", {"city": "Paris"})  # the stock client's check
+        adapters.install(server=False, transport=False)
+        with pytest.raises(RuntimeError, match=r"broken_weather: '65%' is not of type 'integer' at /humidity"):
+            await s.call_tool("broken_weather", {"city": "Paris"})
+        adapters.install(server=False, transport=False, output_validation="warn")
+        result = await s.call_tool("broken_weather", {"city": "Paris"})
+        assert result.structured_content is not None and result.structured_content["humidity"] == "65%"
+        adapters.install(server=False, transport=False, output_validation="off")
+        assert (await s.call_tool("broken_weather", {"city": "Paris"})).structured_content is not None
+
+
+async def test_adapted_client_keeps_the_stock_errors() -> None:
+    adapters.install(server=False, transport=False)
+    async with session("mcpserver", adapted_server=True) as s:
+        await s.list_tools()
+        s._tool_output_schemas["get_weather"] = {"type": "object", "properties": {"humidity": {"type": "nope"}}}
+        with pytest.raises(RuntimeError, match="Invalid schema for tool get_weather"):
+            await s.call_tool("get_weather", {"city": "Paris"})
+        s._tool_output_schemas["get_weather"] = {"$ref": "http://example.com/remote.json"}
+        with pytest.raises(RuntimeError, match="Invalid schema for tool get_weather"):
+            await s.call_tool("get_weather", {"city": "Paris"})  # never fetched
+        s._tool_output_schemas["get_weather"] = {"type": "object", "required": ["pressure"]}
+        with pytest.raises(RuntimeError, match="tool get_weather: 'pressure' is a required property"):
+            await s.call_tool("get_weather", {"city": "Paris"})
+
+
+# -- malformed lines, raw pipes --------------------------------------------------------------
+
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+PING = {"jsonrpc": "2.0", "id": 99, "method": "ping"}
+BAD_LINES = [
+    (b"{not json", -32700, None),
+    (b'{"jsonrpc":"2.0","id":"x","method":"a"\xff}', -32700, None),  # invalid UTF-8, not U+FFFD
+    (b'{"jsonrpc":"1.0","id":7,"method":"ping"}', -32600, 7),
+    (b'{"jsonrpc":"2.0","id":8,"method":5}', -32600, 8),
+    (b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', -32600, None),
+    (b"[]", -32600, None),
+]
+
+
+def exchange(app: str, adapted: bool, lines: list[bytes]) -> list[dict[str, Any]]:
+    """Writes the lines, then closes stdin: every response the server wrote, in order."""
+    proc = subprocess.run(server_command(app, adapted), input=b"".join(line + b"\n" for line in lines),
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT, timeout=60, check=False)
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+@pytest.mark.parametrize("app", list(APPS))
+def test_every_malformed_line_is_answered(app: str) -> None:
+    lines = [json.dumps(INIT).encode()] + [line for line, _, _ in BAD_LINES] + [json.dumps(PING).encode()]
+    adapted = exchange(app, True, lines)
+    # Errors are written as soon as a line is read, results when the server has them: compare
+    # the answers, not their order.
+    def answers(responses: list[dict[str, Any]]) -> list[tuple[str, int]]:
+        return sorted((repr(r["id"]), r["error"]["code"] if "error" in r else 0) for r in responses)
+
+    expected = [(repr(0), 0), (repr(99), 0)] + [(repr(i), code) for _, code, i in BAD_LINES]
+    assert answers(adapted) == sorted(expected)
+    assert all("id" in r for r in adapted)  # unknown ids are null, as JSON-RPC 2.0 and the SDKs expect
+    assert [r["result"] for r in adapted if r["id"] == 99] == [{}]
+    # Stock drops them all: only initialize and ping are answered.
+    assert answers(exchange(app, False, lines)) == [(repr(0), 0), (repr(99), 0)]
+
+
+def test_python_m_run_module(tmp_path: Path) -> None:
+    (tmp_path / "probe_mod.py").write_text(
+        "import sys\nfrom mcp_native import adapters\nprint(sys.argv[1:], bool(adapters.report() and adapters.report().patched))\n")
+    out = subprocess.run([sys.executable, "-m", "mcp_native", "run", "-m", "probe_mod", "a", "--b"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "['a', '--b'] True"
