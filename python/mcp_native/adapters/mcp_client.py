@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 from ..errors import SchemaError
+from ..schema import Validator
 from . import _validation
 
 logger = logging.getLogger("mcp_native.adapters")
@@ -43,10 +44,14 @@ async def validate_tool_result(self: Any, name: str, result: Any) -> None:
     if result.structured_content is None and "structured_content" not in result.model_fields_set:
         problem = f"Tool {name} has an output schema but did not return structured content"
     else:
-        try:
-            validator = _validation.output_validator(output_schema)
-        except SchemaError as e:
-            raise RuntimeError(f"Invalid schema for tool {name}: {e}") from e
+        # The session's own cache, which it prunes when a listing changes or drops the tool.
+        validator = self._tool_output_validators.get(name)
+        if not isinstance(validator, Validator):
+            try:
+                validator = Validator(output_schema)
+            except SchemaError as e:
+                raise RuntimeError(f"Invalid schema for tool {name}: {e}") from e
+            self._tool_output_validators[name] = validator
         error = _validation.first_error(validator, result.structured_content)
         if error is None:
             return
