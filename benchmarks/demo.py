@@ -1,0 +1,152 @@
+"""The demo: real MCP servers, stock vs on mcp-native, speed and correctness side by side.
+
+Runs the example MCPServer and fastmcp servers (``examples/``) as stdio subprocesses, stock and
+with ``python -m mcp_native run``, driven by the ``mcp`` SDK's own client (see
+``bench_adapters``), then shows two correctness differences a user meets:
+
+- a malformed line sent to each server: stock drops it (the client waits for its timeout),
+  mcp-native answers it with the JSON-RPC error;
+- a tool returning a value that violates its output schema: stock fastmcp sends it, mcp-native
+  refuses it with an ``isError`` result naming the failing value.
+
+Writes ``demo/results.json`` and ``demo/latency.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+import bench_adapters as bench
+
+OUT = bench.ROOT / "demo"
+CHECK_LINES = [
+    b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"demo","version":"1"}}}',
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/list"',  # cut short: not JSON
+    b'{"jsonrpc":"2.0","id":2,"method":"ping"}',
+]
+
+
+def malformed_line(app: Path, mode: str) -> str:
+    """What the server answers to a line that is not JSON (the ping after it shows it is alive)."""
+    params = bench.server_params(app, mode)
+    proc = subprocess.run([params.command, *params.args], input=b"\n".join(CHECK_LINES) + b"\n", capture_output=True,
+                          cwd=bench.ROOT, timeout=60, check=False)
+    answers = [json.loads(line) for line in proc.stdout.splitlines()]
+    errors = [a["error"] for a in answers if "error" in a]
+    if errors:
+        return f"answered: {errors[0]['code']} {errors[0]['message']}"
+    return "no answer (the client waits for its timeout)"
+
+
+async def invalid_result(app: Path, mode: str) -> str:
+    """What the client gets from a tool whose result violates its output schema."""
+    bench.set_client("stock")  # the stock client's own check shows what the server sent
+    with open(os.devnull, "w") as errlog:
+        async with bench.stdio_client(bench.server_params(app, mode), errlog=errlog) as (read, write):
+            async with bench.ClientSession(read, write) as s:
+                await s.initialize()
+                try:
+                    result = await s.call_tool("broken_weather", {"city": "Paris"})
+                except RuntimeError as e:
+                    return f"sent anyway (the client caught it: {str(e).splitlines()[0]})"
+    if result.is_error:
+        return f"refused: isError result: {result.content[0].text}"  # type: ignore[union-attr]
+    return "sent anyway"
+
+
+def correctness() -> list[dict[str, str]]:
+    rows = []
+    for fw, app in bench.APPS.items():
+        for mode in bench.MODES:
+            rows.append({"framework": fw, "server": mode, "malformed line": malformed_line(app, mode),
+                         "invalid tool result": anyio.run(invalid_result, app, mode)})
+    return rows
+
+
+def chart(rows: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    for ax, payload in zip(axes, bench.CALLS):
+        sub = [r for r in rows if r["payload"] == payload]
+        xs = range(len(sub))
+        ax.bar([x - 0.2 for x in xs], [r["stock_ms"] for r in sub], 0.4, label="stock", color="#999999")
+        ax.bar([x + 0.2 for x in xs], [r["adapted_ms"] for r in sub], 0.4, label="mcp-native", color="#2b7bba")
+        for x, r in zip(xs, sub):
+            ax.text(x + 0.2, r["adapted_ms"], f"{r['speedup']:.1f}×", ha="center", va="bottom", fontsize=9)
+        ax.set_xticks(list(xs), [r["framework"] for r in sub])
+        ax.set_title(f"tools/call, {payload}")
+        ax.set_ylabel("ms per call (median round trip)")
+    axes[0].legend()
+    fig.suptitle("MCP server over stdio, driven by the SDK's client: stock vs mcp-native", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="a smoke run of about a minute")
+    args = ap.parse_args()
+    rounds, calls = (2, 5) if args.quick else (12, 25)
+    OUT.mkdir(exist_ok=True)
+
+    print(f"demo: {len(bench.APPS) * 2} servers, {rounds} rounds of {calls} calls per server and payload", flush=True)
+    t = time.monotonic()
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        print(f"\rdemo: round {done}/{rounds} ({time.monotonic() - t:.0f} s)", end="", flush=True)
+
+    raw = anyio.run(bench.measure, rounds, calls, list(bench.APPS), tick)
+    print()
+    rows = bench.summarize(raw)
+    print("\nLatency per tools/call (median round trip; speed-up = stock time / mcp-native time)\n")
+    print(bench.table(rows))
+
+    print("\ndemo: correctness checks", flush=True)
+    checks = correctness()
+    print("\n| framework | server | a malformed line | a tool result that violates its output schema |\n|---|---|---|---|")
+    for c in checks:
+        print(f"| {c['framework']} | {c['server']} | {c['malformed line']} | {c['invalid tool result']} |")
+    adapted_ok = all(c["malformed line"].startswith("answered") and c["invalid tool result"].startswith("refused")
+                     for c in checks if c["server"] == "adapted")
+
+    summary = {
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "machine": f"{platform.machine()}, {platform.processor() or platform.system()}",
+        "python": platform.python_version(),
+        "versions": {d: version(d) for d in ("mcp", "fastmcp", "mcp-native")},
+        "quick": args.quick,
+        "latency": rows,
+        "correctness": checks,
+        "adapted_passed_correctness_checks": adapted_ok,
+    }
+    (OUT / "results.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    chart(rows, OUT / "latency.png")
+    print(f"\ndemo: wrote {OUT / 'results.json'} and {OUT / 'latency.png'} ({time.monotonic() - t:.0f} s)")
+    if not adapted_ok:
+        print("demo: the mcp-native servers FAILED a correctness check", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
