@@ -76,6 +76,7 @@ def _targets() -> list[Any]:
 def test_install_patches_named_points_and_uninstall_restores_them_exactly() -> None:
     before = _targets()
     report = adapters.install()
+    patched = list(report.patched)
     assert not report.refused
     assert report.versions == {"mcp": "2.3.0", "fastmcp": "4.1.2"}
     text = str(report)
@@ -84,7 +85,7 @@ def test_install_patches_named_points_and_uninstall_restores_them_exactly() -> N
     assert all(a is not b for a, b in zip(after, before))
     assert adapters.report() is report
     again = adapters.install()  # idempotent: the same patches, applied once
-    assert again.patched == report.patched and _targets() == after
+    assert again.patched == patched and _targets() == after
     adapters.uninstall()
     assert _targets() == before
     assert adapters.report() is None
@@ -223,7 +224,29 @@ def test_every_malformed_line_is_answered(app: str) -> None:
 
 def test_python_m_run_module(tmp_path: Path) -> None:
     (tmp_path / "probe_mod.py").write_text(
-        "import sys\nfrom mcp_native import adapters\nprint(sys.argv[1:], bool(adapters.report() and adapters.report().patched))\n")
+        "import sys\nfrom mcp_native import adapters\nr = adapters.report()\nprint(sys.argv[1:], bool(r and r.waiting and not r.refused))\n")
     out = subprocess.run([sys.executable, "-m", "mcp_native", "run", "-m", "probe_mod", "a", "--b"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "['a', '--b'] True"
+
+
+def test_parts_not_imported_yet_are_patched_when_imported() -> None:
+    # install() itself imports no SDK module: a server does not pay for the client's imports.
+    probe = """
+import sys
+from mcp_native import adapters
+report = adapters.install()
+assert "mcp" not in sys.modules and "fastmcp" not in sys.modules, sorted(m for m in sys.modules if "mcp" in m)
+assert report.patched == [] and len(report.waiting) == 7
+import mcp.server.stdio, mcp.client.session
+from mcp_native.adapters import stdio, mcp_client
+assert mcp.server.stdio.stdio_server is stdio.stdio_server and mcp.stdio_server is stdio.stdio_server
+assert mcp.client.session.ClientSession.validate_tool_result is mcp_client.validate_tool_result
+from fastmcp.server.mixins import transport
+assert transport.stdio_server is stdio.stdio_server
+adapters.uninstall()
+assert transport.stdio_server is mcp.server.stdio.stdio_server is stdio.stock_stdio_server
+print(len(report.patched))
+"""
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["0"]  # restored: none applied any more

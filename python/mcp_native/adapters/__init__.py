@@ -22,16 +22,17 @@ do with a result that violates its output schema.
 
 from __future__ import annotations
 
-import importlib
 import importlib.metadata
 import importlib.util
 import logging
+import sys
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
-from ._patch import Patch, UnexpectedTarget
+from ._patch import Patch, PatchOnImport, UnexpectedTarget
 
-__all__ = ["SUPPORTED_VERSIONS", "Report", "UnsupportedVersion", "install", "uninstall"]
+__all__ = ["SUPPORTED_VERSIONS", "Report", "UnsupportedVersion", "install", "report", "uninstall"]
 
 logger = logging.getLogger("mcp_native.adapters")
 
@@ -43,8 +44,6 @@ _STDIO_BINDINGS = {
     "mcp": ("mcp", "mcp.server.mcpserver.server"),
     "fastmcp": ("fastmcp.server.mixins.transport", "fastmcp.server.low_level"),
 }
-# The stock transport's helpers that the native one reuses to claim fd 0 and 1.
-_STDIO_HELPERS = ("_claim_fd", "_is_backed_by_fd", "_open_stdin_diversion", "_open_stdout_diversion")
 
 
 class UnsupportedVersion(RuntimeError):
@@ -53,27 +52,36 @@ class UnsupportedVersion(RuntimeError):
 
 @dataclass
 class Report:
-    """What :func:`install` did: the versions found, each patch applied, and why nothing was
-    patched when that is the case."""
+    """What :func:`install` did: the versions found, the patches (applied, or waiting for their
+    module to be imported), and why nothing was patched when that is the case."""
 
     versions: dict[str, str] = field(default_factory=dict)
-    patched: list[str] = field(default_factory=list)
+    patches: list[Patch] = field(default_factory=list)
     refused: str = ""
     output_validation: str = "error"
+
+    @property
+    def patched(self) -> list[str]:
+        return [p.what for p in self.patches if p.applied]
+
+    @property
+    def waiting(self) -> list[str]:
+        return [p.what for p in self.patches if not p.applied]
 
     def __str__(self) -> str:
         found = ", ".join(f"{k} {v}" for k, v in self.versions.items()) or "no MCP SDK installed"
         lines = [f"mcp-native adapters ({found}; output validation: {self.output_validation})"]
         if self.refused:
             lines.append(f"  nothing patched: {self.refused}")
-        lines += [f"  patched {p}" for p in self.patched]
-        if not self.patched and not self.refused:
+        lines += [f"  patched {w}" for w in self.patched]
+        lines += [f"  on import: {w}" for w in self.waiting]
+        if not self.patches and not self.refused:
             lines.append("  nothing to patch")
         return "\n".join(lines)
 
 
-_applied: list[Patch] = []
 _report: Report | None = None
+_hook: PatchOnImport | None = None
 
 
 def _installed_versions() -> dict[str, str]:
@@ -84,46 +92,46 @@ def _installed_versions() -> dict[str, str]:
     return found
 
 
+def _stdio_applied(original: Any) -> None:
+    from . import stdio
+
+    for name in stdio.STOCK_HELPERS:
+        if not callable(getattr(sys.modules["mcp.server.stdio"], name, None)):
+            raise UnexpectedTarget(f"mcp.server.stdio.{name}: not found")
+    stdio.stock_stdio_server = original
+
+
 def _plan(versions: dict[str, str], server: bool, client: bool, transport: bool, output_validation: str) -> list[Patch]:
-    """Every patch for the SDKs found, each checked against what it replaces; the replacements
-    learn the originals they call and the output-validation mode."""
+    """Every patch for the SDKs found; the replacements learn the originals they call and the
+    output-validation mode when they are applied."""
     patches: list[Patch] = []
     if "mcp" not in versions:
         return patches
     if transport:
-        from . import stdio
-
-        stock = importlib.import_module("mcp.server.stdio")
-        for name in _STDIO_HELPERS:
-            if not callable(getattr(stock, name, None)):
-                raise UnexpectedTarget(f"mcp.server.stdio.{name}: not found")
-        first = Patch("mcp.server.stdio", "stdio_server", stdio.stdio_server, "stdio transport: native framing and writes")
-        first.check()
-        stdio.stock_stdio_server = first.original
+        native = "mcp_native.adapters.stdio:stdio_server"
+        first = Patch("mcp.server.stdio", "stdio_server", native, "stdio transport: native framing and writes", on_apply=_stdio_applied)
         patches.append(first)
         for dist, modules in _STDIO_BINDINGS.items():
             if dist in versions:
-                for module in modules:
-                    p = Patch(module, "stdio_server", stdio.stdio_server, f"{module}.stdio_server (the same transport)")
-                    p.check(expected=first.original)
-                    patches.append(p)
+                patches += [Patch(m, "stdio_server", native, f"{m}.stdio_server (the same transport)", expects=first) for m in modules]
     if client:
-        from . import mcp_client
+        def client_applied(original: Any) -> None:
+            from . import mcp_client
 
-        p = Patch("mcp.client.session", "ClientSession.validate_tool_result", mcp_client.validate_tool_result,
-                  "ClientSession.validate_tool_result: native output-schema validation")
-        p.check()
-        mcp_client.mode = output_validation
-        patches.append(p)
+            mcp_client.mode = output_validation
+
+        patches.append(Patch("mcp.client.session", "ClientSession.validate_tool_result",
+                             "mcp_native.adapters.mcp_client:validate_tool_result",
+                             "ClientSession.validate_tool_result: native output-schema validation", on_apply=client_applied))
     if server and "fastmcp" in versions:
-        from . import fastmcp_server
+        def fastmcp_applied(original: Any) -> None:
+            from . import fastmcp_server
 
-        p = Patch("fastmcp.tools.base", "Tool.convert_result", fastmcp_server.convert_result,
-                  "fastmcp Tool.convert_result: output-schema validation before sending")
-        p.check()
-        fastmcp_server.mode = output_validation
-        fastmcp_server.stock_convert_result = p.original
-        patches.append(p)
+            fastmcp_server.mode = output_validation
+            fastmcp_server.stock_convert_result = original
+
+        patches.append(Patch("fastmcp.tools.base", "Tool.convert_result", "mcp_native.adapters.fastmcp_server:convert_result",
+                             "fastmcp Tool.convert_result: output-schema validation before sending", on_apply=fastmcp_applied))
     return patches
 
 
@@ -140,40 +148,54 @@ def install(
     On an SDK version not in :data:`SUPPORTED_VERSIONS`, or a patch point that does not hold
     the expected function, nothing is patched: a warning says why, or with ``strict=True``
     :class:`UnsupportedVersion` is raised."""
-    global _report
+    global _report, _hook
     if output_validation not in _OUTPUT_VALIDATION:
         raise ValueError(f"output_validation: {output_validation!r} is not one of {', '.join(_OUTPUT_VALIDATION)}")
     uninstall()
     versions = _installed_versions()
     rep = Report(versions=versions, output_validation=output_validation)
-    unsupported = [f"{d} {v}" for d, v in versions.items() if v not in SUPPORTED_VERSIONS[d]]
-    try:
-        if unsupported:
-            known = "; ".join(f"{d} {', '.join(v)}" for d, v in SUPPORTED_VERSIONS.items())
-            raise UnexpectedTarget(f"{', '.join(unsupported)} not tested (supported: {known})")
-        patches = _plan(versions, server, client, transport, output_validation)
-    except UnexpectedTarget as e:
+    _report = rep
+
+    def refuse(e: UnexpectedTarget) -> None:
+        for p in reversed(rep.patches):
+            p.restore()
+        rep.patches = []
         rep.refused = str(e)
+        if _hook is not None:
+            sys.meta_path.remove(_hook)
         if strict:
             raise UnsupportedVersion(rep.refused) from None
-        warnings.warn(f"mcp_native.adapters.install(): nothing patched: {rep.refused}", RuntimeWarning, stacklevel=2)
-        _report = rep
-        return rep
+        warnings.warn(f"mcp_native.adapters.install(): nothing patched: {rep.refused}", RuntimeWarning, stacklevel=3)
 
-    for p in patches:
-        p.apply()
-        _applied.append(p)
-        rep.patched.append(p.what)
-    _report = rep
+    unsupported = [f"{d} {v}" for d, v in versions.items() if v not in SUPPORTED_VERSIONS[d]]
+    if unsupported:
+        known = "; ".join(f"{d} {', '.join(v)}" for d, v in SUPPORTED_VERSIONS.items())
+        refuse(UnexpectedTarget(f"{', '.join(unsupported)} not tested (supported: {known})"))
+        return rep
+    rep.patches = _plan(versions, server, client, transport, output_validation)
+    try:
+        for p in rep.patches:
+            if p.module in sys.modules:
+                p.apply()
+    except UnexpectedTarget as e:
+        refuse(e)
+        return rep
+    if rep.waiting:
+        _hook = PatchOnImport([p for p in rep.patches if not p.applied], refuse)
+        sys.meta_path.insert(0, _hook)
     logger.debug("%s", rep)
     return rep
 
 
 def uninstall() -> None:
     """Restore every attribute :func:`install` replaced, in reverse order."""
-    global _report
-    while _applied:
-        _applied.pop().restore()
+    global _report, _hook
+    if _hook is not None:
+        sys.meta_path.remove(_hook)
+        _hook = None
+    if _report is not None:
+        for p in reversed(_report.patches):
+            p.restore()
     _report = None
 
 

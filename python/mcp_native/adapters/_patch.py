@@ -1,9 +1,19 @@
-"""Named patch points: each replaces one attribute after checking that it holds what we expect."""
+"""Named patch points: each replaces one attribute after checking that it holds what we expect.
+
+A patch whose module is not imported yet waits for it: :class:`PatchOnImport` applies it right
+after the module has run, so ``install()`` costs no import of an SDK part the program never uses
+(importing ``mcp``'s client, say, adds most of a second to a server's start).
+"""
 
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 
@@ -13,41 +23,108 @@ class UnexpectedTarget(Exception):
 
 @dataclass
 class Patch:
-    """``owner.attribute`` (a module, or a class in it) replaced by ``replacement``."""
+    """``module.attribute`` (``attribute`` is "name" or "Class.name") replaced by the object
+    ``replacement`` names ("package.module:name", imported when the patch is applied).
+
+    ``expects`` names another patch whose original this attribute must hold (a name bound by
+    ``from ... import``); otherwise it must be a function of this module and qualified name.
+    ``on_apply`` receives the original, for a replacement that calls it."""
 
     module: str
-    attribute: str  # "name" in the module, or "Class.name"
-    replacement: Any
+    attribute: str
+    replacement: str
     what: str  # one line for the report
+    expects: Patch | None = None
+    on_apply: Callable[[Any], None] | None = None
     original: Any = field(default=None, init=False)
+    applied: bool = field(default=False, init=False)
 
-    def owner(self) -> Any:
-        obj: Any = importlib.import_module(self.module)
+    def _owner(self) -> Any:
+        obj: Any = sys.modules[self.module]
         for part in self.attribute.split(".")[:-1]:
             obj = getattr(obj, part)
         return obj
 
     @property
-    def name(self) -> str:
+    def _name(self) -> str:
         return self.attribute.rsplit(".", 1)[-1]
 
-    def check(self, expected: Any = None) -> None:
-        """The attribute must be the function we tested against: ``expected`` itself when given
-        (a name bound by ``from ... import``), else a function of this module and qualified name."""
-        try:
-            owner = self.owner()
-        except (ImportError, AttributeError) as e:
-            raise UnexpectedTarget(f"{self.module}.{self.attribute}: not found ({e})") from None
-        current = owner.__dict__.get(self.name) if isinstance(owner, type) else getattr(owner, self.name, None)
-        if expected is not None:
-            if current is not expected:
-                raise UnexpectedTarget(f"{self.module}.{self.attribute} is not the expected {expected.__qualname__}")
-        elif getattr(current, "__module__", None) != self.module or getattr(current, "__qualname__", None) != self.attribute:
-            raise UnexpectedTarget(f"{self.module}.{self.attribute}: found {current!r}, expected the function of that name")
-        self.original = current
+    def _replacement(self) -> Any:
+        module, _, name = self.replacement.partition(":")
+        return getattr(importlib.import_module(module), name)
 
     def apply(self) -> None:
-        setattr(self.owner(), self.name, self.replacement)
+        """Check the attribute, then replace it (its module must be imported)."""
+        try:
+            owner = self._owner()
+        except AttributeError as e:
+            raise UnexpectedTarget(f"{self.module}.{self.attribute}: not found ({e})") from None
+        current = owner.__dict__.get(self._name) if isinstance(owner, type) else getattr(owner, self._name, None)
+        replacement = self._replacement()
+        if self.expects is not None:
+            # Imported after the patch it copies from: it already holds the replacement.
+            if current is not self.expects.original and current is not replacement:
+                raise UnexpectedTarget(f"{self.module}.{self.attribute} is not {self.expects.module}.{self.expects.attribute}")
+            self.original = self.expects.original
+        elif getattr(current, "__module__", None) != self.module or getattr(current, "__qualname__", None) != self.attribute:
+            raise UnexpectedTarget(f"{self.module}.{self.attribute}: found {current!r}, expected the function of that name")
+        else:
+            self.original = current
+        if self.on_apply is not None:
+            self.on_apply(self.original)
+        setattr(owner, self._name, replacement)
+        self.applied = True
 
     def restore(self) -> None:
-        setattr(self.owner(), self.name, self.original)
+        if self.applied:
+            setattr(self._owner(), self._name, self.original)
+            self.applied = False
+
+
+class PatchOnImport(importlib.abc.MetaPathFinder):
+    """Applies the patches of a module as soon as it has been imported (first on sys.meta_path:
+    it finds the module's spec through the other finders and wraps its loader)."""
+
+    def __init__(self, patches: Sequence[Patch], on_error: Callable[[UnexpectedTarget], None]) -> None:
+        self.waiting: dict[str, list[Patch]] = {}
+        for p in patches:
+            self.waiting.setdefault(p.module, []).append(p)
+        self.on_error = on_error
+
+    def find_spec(self, name: str, path: Sequence[str] | None, target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if name not in self.waiting:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _PatchingLoader(spec.loader, self, name)
+                return spec
+        return None
+
+    def loaded(self, name: str) -> None:
+        for p in self.waiting.pop(name, []):
+            try:
+                p.apply()
+            except UnexpectedTarget as e:
+                self.on_error(e)
+                return
+
+
+class _PatchingLoader(importlib.abc.Loader):
+    def __init__(self, loader: Any, hook: PatchOnImport, name: str) -> None:
+        self.loader = loader
+        self.hook = hook
+        self.name = name
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self.loader.create_module(spec)  # type: ignore[no-any-return]
+
+    def exec_module(self, module: ModuleType) -> None:
+        self.loader.exec_module(module)
+        self.hook.loaded(self.name)
+
+    def __getattr__(self, name: str) -> Any:  # get_source, is_package, ... of the real loader
+        return getattr(self.loader, name)

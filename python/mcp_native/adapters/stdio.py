@@ -40,6 +40,8 @@ _READ_SIZE = 1 << 16
 # member (a response without it would be dropped by their readers).
 _ERROR_ID_RULE = "2025-06-18"
 
+# The stock transport's helpers reused to claim fd 0 and 1 (install() checks they exist).
+STOCK_HELPERS = ("_claim_fd", "_is_backed_by_fd", "_open_stdin_diversion", "_open_stdout_diversion")
 # Set by install(): the function this one replaces, for explicit streams.
 stock_stdio_server: Callable[..., Any] | None = None
 
