@@ -2,8 +2,8 @@
 
 Peers: jsonschema-rs (`validator_for(schema).is_valid`), fastjsonschema (`compile`),
 python-jsonschema twice: a cached `validator_for(schema)(schema).is_valid` (what the `mcp` 2.x
-client does per tool) and the one-shot `jsonschema.validate(instance, schema)` (what `mcp` 1.x
-did per result, and what a quick integration does), and valijson (C++,
+client does per tool) and the one-shot `jsonschema.validate(instance, schema)` (what `mcp`
+releases before that cache did per result), and valijson (C++,
 benchmarks/cpp/valijson_bench.cpp, built here into build/bench). Formats are annotations for
 every peer (ours by default; jsonschema-rs and fastjsonschema told so).
 

@@ -125,19 +125,18 @@ def table_markdown(t: dict[str, Any]) -> list[str]:
             cells.append(fmt_time(row[p]) + (f" ({fmt_speedup(x)})" if x is not None else ""))
         lines.append(f"| {w} | " + " | ".join(cells) + " |")
     lines.append("| geometric mean | | " + " | ".join(fmt_speedup(t["geomean_faster"][p]) for p in t["peers"]) + " |")
-    return lines + [""]
+    return lines
 
 
 def markdown(res: dict[str, Any], chart: str | None = None) -> str:
     v = res["versions"]
     lines = [f"### {res['title']}", "",
-             f"{res['date']}, {res['machine']}; Python {v['python']}; "
-             + ", ".join(f"{k} {x}" for k, x in v.items() if k != "python")
-             + (" (quick run)" if res["quick"] else ""), ""]
+             f"Run {res['date']}{' (quick)' if res['quick'] else ''} on {res['machine']}. Python {v['python']}; "
+             + ", ".join(f"{k} {x}" for k, x in v.items() if k != "python") + "."]
     if chart:
-        lines += [f"![{res['title']}]({chart})", ""]
+        lines += ["", f"![{res['title']}]({chart})"]
     for t in res["tables"]:
-        lines += table_markdown(t)
+        lines += ["", *table_markdown(t)]
     return "\n".join(lines)
 
 
