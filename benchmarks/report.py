@@ -173,7 +173,12 @@ def chart(res: dict[str, Any], path: Path) -> None:
         ax.set_title(f"{t['title']}: {t['ours']} is N× faster than", fontsize=9, loc="left")
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
         ax.tick_params(axis="x", labelsize=8)
+        # Ticks at 1, 2 and 5 of each decade when the range is narrow, else at each decade only.
+        xs = [x for f in t["faster"].values() for x in f.values() if x is not None]
+        subs = (1.0,) if max(xs) / min(xs) > 1000 else (1.0, 2.0, 5.0)
+        ax.xaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=subs))
         ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}×"))
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     fig.suptitle(f"{res['title']} ({res['date'][:10]}, Python {res['versions']['python']})", fontsize=10)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
