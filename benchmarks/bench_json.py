@@ -1,8 +1,11 @@
 """JSON codec benchmark: mcp_native.dumps/loads against orjson, msgspec.json and the json module.
 
 Inputs: the public documents in ../shared/bench-data (canada, citm_catalog, geojson, fast_*) and
-the MCP-shaped payloads of payloads.py. Prints time per call and the ratio to orjson for each
-payload, then the geometric mean of the ratios; ``main`` returns the same as a dict.
+the MCP-shaped payloads of payloads.py. Prints and returns (report.result) the time per call of
+each contender and how much faster mcp_native is than each peer.
+
+Goals (development notes, not output): dumps within 1.1x of orjson.dumps and loads on par with
+orjson.loads, as geometric means over these payloads.
 
 Run alone: ``python benchmarks/bench_json.py [--quick]``.
 """
@@ -12,7 +15,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import math
 import os
 import sys
 import time
@@ -27,10 +29,10 @@ import mcp_native
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from payloads import all_payloads  # noqa: E402
+from report import Table, print_table, result  # noqa: E402
 
 SHARED = Path(os.environ.get("MCP_NATIVE_SHARED", HERE.parent.parent / "shared"))
 DATA_FILES = ["canada", "citm_catalog", "geojson", "fast_schema", "fast_valid", "fast_invalid"]
-TARGETS = {"dumps": 1.1, "loads": 1.0}  # geometric mean of time / orjson time
 
 
 def _std_dumps(obj: Any) -> bytes:
@@ -41,16 +43,16 @@ _msgspec_encoder = msgspec.json.Encoder()
 _msgspec_decoder = msgspec.json.Decoder()
 
 DUMPERS: dict[str, Callable[[Any], bytes]] = {
-    "mcp_native": mcp_native.dumps,
-    "orjson": orjson.dumps,
-    "msgspec": _msgspec_encoder.encode,
-    "json": _std_dumps,
+    "mcp_native.dumps": mcp_native.dumps,
+    "orjson.dumps": orjson.dumps,
+    "msgspec.json.Encoder": _msgspec_encoder.encode,
+    "json.dumps": _std_dumps,
 }
 LOADERS: dict[str, Callable[[bytes], Any]] = {
-    "mcp_native": mcp_native.loads,
-    "orjson": orjson.loads,
-    "msgspec": _msgspec_decoder.decode,
-    "json": json.loads,
+    "mcp_native.loads": mcp_native.loads,
+    "orjson.loads": orjson.loads,
+    "msgspec.json.Decoder": _msgspec_decoder.decode,
+    "json.loads": json.loads,
 }
 
 
@@ -101,24 +103,13 @@ def payloads() -> dict[str, tuple[Any, bytes]]:
     return out
 
 
-def geomean(xs: list[float]) -> float:
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
-def run(kind: str, table: dict[str, Callable[[Any], Any]], inputs: dict[str, Any], quick: bool) -> dict[str, Any]:
-    print(f"\n{kind}: microseconds per call (ratio to orjson)")
-    names = list(table)
-    print(f"{'payload':30}" + "".join(f"{n:>22}" for n in names))
-    rows: dict[str, Any] = {}
-    for pname, arg in inputs.items():
-        times = time_per_call(table, arg, quick)
-        ratios = {lib: times[lib] / times["orjson"] for lib in names}
-        rows[pname] = {"us": {k: round(v * 1e6, 3) for k, v in times.items()},
-                       "ratio_to_orjson": {k: round(v, 3) for k, v in ratios.items()}}
-        print(f"{pname:30}" + "".join(f"{times[n] * 1e6:>13.2f} ({ratios[n]:5.2f})" for n in names))
-    gm = {lib: round(geomean([r["ratio_to_orjson"][lib] for r in rows.values()]), 3) for lib in names}
-    print(f"{'geometric mean of ratios':30}" + "".join(f"{gm[n]:>22.3f}" for n in names))
-    return {"payloads": rows, "geomean_ratio_to_orjson": gm}
+def run(title: str, fns: dict[str, Callable[[Any], Any]], inputs: dict[str, Any], quick: bool) -> Table:
+    ours, *peers = fns
+    table = Table(title, ours, peers)
+    for name, arg in inputs.items():
+        table.add(name, {k: v * 1e9 for k, v in time_per_call(fns, arg, quick).items()})
+    print_table(table)
+    return table
 
 
 def main(quick: bool = False) -> dict[str, Any]:
@@ -126,22 +117,11 @@ def main(quick: bool = False) -> dict[str, Any]:
     for name, (value, raw) in data.items():  # what is timed must be right
         assert mcp_native.dumps(value) == _std_dumps(value), name
         assert mcp_native.loads(raw) == json.loads(raw), name
-    dumps = run("dumps", DUMPERS, {k: v for k, (v, _) in data.items()}, quick)
-    loads = run("loads", LOADERS, {k: raw for k, (_, raw) in data.items()}, quick)
-    summary = {
-        "dumps": dumps,
-        "loads": loads,
-        "targets": TARGETS,
-        "meets_targets": {
-            "dumps": dumps["geomean_ratio_to_orjson"]["mcp_native"] <= TARGETS["dumps"],
-            "loads": loads["geomean_ratio_to_orjson"]["mcp_native"] <= TARGETS["loads"],
-        },
-        "versions": {"orjson": orjson.__version__, "msgspec": msgspec.__version__, "python": sys.version.split()[0]},
-    }
-    print(f"\nmcp_native / orjson (geometric mean): dumps {dumps['geomean_ratio_to_orjson']['mcp_native']:.3f} "
-          f"(target <= {TARGETS['dumps']}), loads {loads['geomean_ratio_to_orjson']['mcp_native']:.3f} "
-          f"(target <= {TARGETS['loads']})")
-    return summary
+    tables = [
+        run("dumps: Python objects to compact JSON bytes", DUMPERS, {k: v for k, (v, _) in data.items()}, quick),
+        run("loads: JSON bytes to Python objects", LOADERS, {k: raw for k, (_, raw) in data.items()}, quick),
+    ]
+    return result("bench_json", "JSON codec", tables, quick, ["orjson", "msgspec"])
 
 
 if __name__ == "__main__":

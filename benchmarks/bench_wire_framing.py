@@ -6,6 +6,9 @@ Encoding is compared with orjson.dumps of the equivalent dict (with OPT_APPEND_N
 SSE: encode_event against sse-starlette's ServerSentEvent.encode (what the official SDK's
 server uses), and the SSE decoder per event on a 64 KiB-chunked stream.
 Run: python benchmarks/bench_wire_framing.py [--quick]
+
+Goals (development notes, not output): Decoder.feed per message no slower than orjson.loads of
+the line, the encoders on par with orjson.dumps.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import json
 import random
 import sys
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 import orjson
@@ -21,7 +25,17 @@ import orjson
 import mcp_native
 from mcp_native import jsonrpc, sse
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from report import Table, print_table, result  # noqa: E402
+
 CHUNK = 64 * 1024
+OURS = "mcp-native"
+LOADS = "orjson.loads per line (no framing)"
+LOADS_KEPT = "orjson.loads, a chunk's messages kept"
+PY_FRAMER = "pure-Python framer (json.loads)"
+DUMPS = "orjson.dumps"
+STARLETTE = "sse-starlette ServerSentEvent.encode"
+PAYLOAD_LOADS = "orjson.loads of the event data (no framing)"
 
 
 def tools_call(i: int, rng: random.Random, big: bool) -> dict[str, Any]:
@@ -88,7 +102,8 @@ def python_framer(chunks: list[bytes]) -> list[tuple[Any, ...]]:
     return out
 
 
-def bench_decode(name: str, big: bool, n: int, repeat: int) -> dict[str, float]:
+def bench_decode(n: int, repeat: int, big: bool) -> dict[str, float]:
+    """ns per message of Decoder.feed on a stream of n tools/call lines, and of its peers."""
     rng = random.Random(42)
     lines = [orjson.dumps(tools_call(i, rng, big)) + b"\n" for i in range(n)]
     stream = b"".join(lines)
@@ -101,11 +116,6 @@ def bench_decode(name: str, big: bool, n: int, repeat: int) -> dict[str, float]:
 
     def orjson_loads() -> None:
         loads = orjson.loads
-        for line in lines:
-            loads(line)
-
-    def our_loads() -> None:  # the JSON part alone: the framing's own cost is the difference
-        loads = mcp_native.loads
         for line in lines:
             loads(line)
 
@@ -125,30 +135,11 @@ def bench_decode(name: str, big: bool, n: int, repeat: int) -> dict[str, float]:
     # Same output as the baseline, so the comparison is of equal work.
     d = jsonrpc.Decoder()
     assert [m for c in chunks for m in d.feed(c)] == python_framer(chunks)
-
-    t_ours, t_orjson, t_kept, t_loads, t_py = (
-        t / n for t in race([ours, orjson_loads, orjson_loads_kept, our_loads, baseline], repeat)
-    )
-    avg = len(stream) / n
-    print(f"  decode {name:5s} (~{avg:.0f} B/line, {n} lines, {CHUNK // 1024} KiB chunks): ours {t_ours * 1e9:6.0f} ns/msg\n"
-          f"    vs orjson.loads per line {t_orjson * 1e9:6.0f} ns: ratio {t_ours / t_orjson:.2f}x"
-          f" | kept per chunk {t_kept * 1e9:6.0f} ns: ratio {t_ours / t_kept:.2f}x"
-          f" | pure-Python framer {t_py * 1e9:6.0f} ns: ours {t_py / t_ours:.1f}x faster\n"
-          f"    (mcp_native.loads per line {t_loads * 1e9:6.0f} ns = {t_loads / t_orjson:.2f}x orjson.loads)")
-    return {
-        "ns_per_message": t_ours * 1e9,
-        "orjson_loads_ns": t_orjson * 1e9,
-        "ratio_vs_orjson_loads": t_ours / t_orjson,
-        "orjson_loads_kept_per_chunk_ns": t_kept * 1e9,
-        "ratio_vs_orjson_loads_kept_per_chunk": t_ours / t_kept,
-        "mcp_native_loads_ns": t_loads * 1e9,
-        "pure_python_ns": t_py * 1e9,
-        "speedup_vs_pure_python": t_py / t_ours,
-        "bytes_per_line": avg,
-    }
+    times = race([ours, orjson_loads, orjson_loads_kept, baseline], repeat)
+    return dict(zip([OURS, LOADS, LOADS_KEPT, PY_FRAMER], (t / n * 1e9 for t in times)))
 
 
-def bench_encode(repeat: int, n: int) -> dict[str, dict[str, float]]:
+def bench_encode(repeat: int, n: int) -> Table:
     rng = random.Random(7)
     big = tools_call(1, rng, True)
     small = tools_call(2, rng, False)
@@ -179,7 +170,7 @@ def bench_encode(repeat: int, n: int) -> dict[str, dict[str, float]]:
             lambda: orjson.dumps({"jsonrpc": "2.0", "id": 4, "error": {"code": -32601, "message": "Method not found"}}, option=nl),
         ),
     }
-    out = {}
+    table = Table("jsonrpc.encode_*: one message line", OURS, [DUMPS], "orjson.dumps of the same message dict")
     for name, (ours, theirs) in cases.items():
         assert json.loads(ours()) == json.loads(theirs())
 
@@ -191,14 +182,12 @@ def bench_encode(repeat: int, n: int) -> dict[str, dict[str, float]]:
             for _ in range(n):
                 f()
 
-        t_ours, t_theirs = (t / n for t in race([loop, loop_theirs], repeat))
-        print(f"  {name:24s}: ours {t_ours * 1e9:6.0f} ns | orjson.dumps {t_theirs * 1e9:6.0f} ns "
-              f"(ratio {t_ours / t_theirs:.2f}x)")
-        out[name] = {"ns": t_ours * 1e9, "orjson_dumps_ns": t_theirs * 1e9, "ratio_vs_orjson_dumps": t_ours / t_theirs}
-    return out
+        t_ours, t_theirs = (t / n * 1e9 for t in race([loop, loop_theirs], repeat))
+        table.add(name, {OURS: t_ours, DUMPS: t_theirs})
+    return table
 
 
-def bench_sse(repeat: int, n: int) -> dict[str, float]:
+def bench_sse(repeat: int, n: int) -> Table:
     from sse_starlette.event import ServerSentEvent
 
     rng = random.Random(3)
@@ -227,28 +216,26 @@ def bench_sse(repeat: int, n: int) -> dict[str, float]:
         for p in payloads:
             orjson.loads(p)
 
-    t_enc, t_star, t_dec, t_loads = (t / n for t in race([ours_encode, starlette_encode, ours_decode, orjson_loads], repeat))
-    print(f"  sse encode_event (1 KB): ours {t_enc * 1e9:6.0f} ns | sse-starlette {t_star * 1e9:6.0f} ns (ratio {t_enc / t_star:.2f}x)")
-    print(f"  sse Decoder.feed (1 KB events): ours {t_dec * 1e9:6.0f} ns/event (orjson.loads of the payload: {t_loads * 1e9:6.0f} ns)")
-    return {
-        "encode_event_ns": t_enc * 1e9,
-        "sse_starlette_encode_ns": t_star * 1e9,
-        "ratio_vs_sse_starlette": t_enc / t_star,
-        "decode_ns_per_event": t_dec * 1e9,
-        "orjson_loads_payload_ns": t_loads * 1e9,
-    }
+    t_enc, t_star, t_dec, t_loads = (
+        t / n * 1e9 for t in race([ours_encode, starlette_encode, ours_decode, orjson_loads], repeat)
+    )
+    table = Table("SSE: one event of ~1 KB", OURS, [STARLETTE, PAYLOAD_LOADS])
+    table.add("sse.encode_event", {OURS: t_enc, STARLETTE: t_star})
+    table.add(f"sse.Decoder.feed ({CHUNK // 1024} KiB chunks)", {OURS: t_dec, PAYLOAD_LOADS: t_loads})
+    return table
 
 
 def main(quick: bool = False) -> dict[str, Any]:
     repeat = 3 if quick else 9
-    print("[bench_wire_framing] JSON-RPC framing (ratios < 1 mean mcp-native is faster)")
-    summary: dict[str, Any] = {
-        "decode_1kb": bench_decode("1 KB", True, 2000 if quick else 20000, repeat),
-        "decode_small": bench_decode("small", False, 5000 if quick else 50000, repeat),
-        "encode": bench_encode(repeat, 2000 if quick else 20000),
-        "sse": bench_sse(repeat, 1000 if quick else 10000),
-    }
-    return summary
+    decode = Table("jsonrpc.Decoder.feed: per message of a stdio stream", OURS, [LOADS, LOADS_KEPT, PY_FRAMER],
+                   f"tools/call lines fed in {CHUNK // 1024} KiB chunks")
+    # Streams of 2 to 8 MB: many chunks, more than the CPU caches hold.
+    decode.add("~1 KB lines", bench_decode(2000 if quick else 8000, repeat, big=True))
+    decode.add("small lines", bench_decode(5000 if quick else 20000, repeat, big=False))
+    tables = [decode, bench_encode(repeat, 2000 if quick else 10000), bench_sse(repeat, 1000 if quick else 5000)]
+    for t in tables:
+        print_table(t)
+    return result("bench_wire_framing", "JSON-RPC framing and SSE", tables, quick, ["orjson", "sse-starlette"])
 
 
 if __name__ == "__main__":

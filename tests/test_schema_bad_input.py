@@ -35,6 +35,15 @@ def test_schema_text_must_be_json(text: Any) -> None:
         Validator(text)
 
 
+def test_deeply_nested_schema_text_is_a_schema_error() -> None:
+    # Beyond the parser's nesting bound: a SchemaError, not the stdlib parser's RecursionError.
+    with pytest.raises(SchemaError, match="not valid JSON: Maximum nesting depth"):
+        Validator('{"items":' * 3000 + "{}" + "}" * 3000)
+    # Within the parser's bound, the schema depth limit speaks.
+    with pytest.raises(SchemaError, match="max_schema_depth"):
+        Validator(b'{"items":' * 600 + b"{}" + b"}" * 600)
+
+
 def test_schema_as_text() -> None:
     assert Validator('{"type": "string"}').is_valid("x")
     assert not Validator(b'{"type": "string"}').is_valid(1)

@@ -538,8 +538,10 @@ def test_check_result(version):
     with pytest.raises(ValidationError) as info:
         t.check_result({k: v for k, v in good.items() if k != "content"})
     assert "content" in str(info.value)
-    with pytest.raises(ValidationError):
-        t.check_result(json.dumps({"jsonrpc": "2.0", "id": 9, "error": {"code": -32603, "message": "boom"}}))
+    error = {"jsonrpc": "2.0", "id": 9, "error": {"code": -32603, "message": "boom"}}
+    for given in (error, json.dumps(error).encode(), memoryview(json.dumps(error).encode())):
+        with pytest.raises(ValidationError, match=r"JSON-RPC error, not a result: code -32603, message 'boom'"):
+            t.check_result(given)
     if version == "2026-07-28":
         with pytest.raises(ValidationError, match="resultType"):
             t.check_result({k: v for k, v in good.items() if k != "resultType"})

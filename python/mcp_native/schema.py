@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ._core import SchemaValidator
+from ._core import SchemaValidator, loads
 from .errors import SchemaError, ValidationError
 
 __all__ = ["Limits", "Validator"]
@@ -50,8 +49,10 @@ _DEFAULT_LIMITS = _limits(Limits())
 
 def _document(schema: Any, what: str) -> Any:
     if isinstance(schema, (str, bytes, bytearray, memoryview)):
+        # Our parser, not the standard library's: it bounds nesting (1024 levels), so a deeply
+        # nested schema text is a SchemaError instead of a RecursionError.
         try:
-            return json.loads(bytes(schema) if isinstance(schema, memoryview) else schema)
+            return loads(schema)
         except ValueError as e:
             raise SchemaError(f"{what} is not valid JSON: {e}") from None
     return schema

@@ -51,6 +51,26 @@ def _dumps(obj: Any) -> bytes:
     return dumps(obj)
 
 
+def _loads(data: Any) -> Any:
+    from . import loads
+
+    return loads(data)
+
+
+def _reject_error_response(message: Any) -> None:
+    """Raise if ``message`` is a JSON-RPC error response: the schema alone would only say that
+    'result' is missing, which hides the peer's code and message."""
+    if not (isinstance(message, Mapping) and "jsonrpc" in message and "error" in message and "result" not in message):
+        return
+    error = message["error"]
+    code, text = (error.get("code"), error.get("message")) if isinstance(error, Mapping) else (None, None)
+    raise ValidationError(
+        f"the response is a JSON-RPC error, not a result: code {code!r}, message {text!r}",
+        keyword="required",
+        instance=message,
+    )
+
+
 def _pointer(path: tuple[str | int, ...]) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path) or "(root)"
 
@@ -439,9 +459,15 @@ class Tool(_core.ResponseWriter):
             result = result.encode()
         if isinstance(result, (bytes, bytearray, memoryview)):
             if not self._checker.is_valid_json(result):
+                try:
+                    message = _loads(result)
+                except ValueError:
+                    message = None  # not JSON: validate_json says where
+                _reject_error_response(message)
                 self._checker.validate_json(result)
             return
         if not isinstance(result, Mapping):
             raise TypeError(f"result: expected a dict or JSON bytes, got {type(result).__name__}")
         if not self._checker.is_valid(result):
+            _reject_error_response(result)
             self._checker.validate(result)
