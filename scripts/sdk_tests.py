@@ -123,7 +123,18 @@ def add_mcp_native(venv: Path) -> Path:
     return site
 
 
-def run_suite(name: str, src: Path, venv: Path, site: Path, adapted: bool, subset: bool) -> dict[str, str]:
+def node_id(src: Path, test_id: str) -> str:
+    """pytest's node id of a junit "classname::name" (tests.client.test_x.TestY::test_z)."""
+    classname, _, name = test_id.partition("::")
+    parts = classname.split(".")
+    for i in range(len(parts), 0, -1):
+        path = Path(*parts[:i]).with_suffix(".py")
+        if (src / path).is_file():
+            return "::".join([path.as_posix(), *parts[i:], name])
+    return test_id
+
+
+def run_suite(name: str, src: Path, venv: Path, site: Path, adapted: bool, subset: bool, only: list[str] | None = None) -> dict[str, str]:
     """Outcome per test id: passed, failed, skipped (xfail/xpass count as skipped/passed)."""
     hook = site / "mcp_native_path.pth"
     pkg = hook.read_text().splitlines()[0]
@@ -132,10 +143,10 @@ def run_suite(name: str, src: Path, venv: Path, site: Path, adapted: bool, subse
         probe = "import mcp_native.adapters as a; r = a.report(); assert r and not r.refused and r.patches, r; print(r)"
         print(subprocess.run([str(venv / "bin" / "python"), "-c", probe], check=True, capture_output=True, text=True).stdout, end="")
     report = WORK / f"{name}-{'adapted' if adapted else 'stock'}.xml"
-    paths = SDKS[name]["subset"] if subset else []
+    paths = only if only is not None else SDKS[name]["subset"] if subset else []
     t = step(f"{name}: running its test suite {'with the adapters' if adapted else 'stock'}")
     proc = subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider",
+        [str(venv / "bin" / "python"), "-m", "pytest", "-q", *(["-n", "2"] if only is None else []), "-p", "no:cacheprovider",
          "--color=no", "-o", "log_cli=false", f"--junitxml={report}",
          # install() imports mcp before pytest starts, and mcp imports logfire, one of pytest's
          # plugins: its asserts cannot be rewritten then, which the suites' "error" filter would
@@ -178,6 +189,13 @@ def main() -> int:
         print(f"sdk-tests: {name}: stock {count(stock, 'passed')} passed, {count(stock, 'failed')} failed; "
               f"adapted {count(adapted, 'passed')} passed, {count(adapted, 'failed')} failed", flush=True)
         regressions = [t for t, o in stock.items() if o == "passed" and adapted.get(t) != "passed"]
+        if regressions:
+            # Some of these suites' tests wait with fixed timeouts and fail on a loaded machine:
+            # each failure runs once more, alone, and counts only if it fails again.
+            again = run_suite(name, src, venv, site, adapted=True, subset=False, only=[node_id(src, t) for t in regressions])
+            for test_id in [t for t in regressions if again.get(t) == "passed"]:
+                print(f"  passed when run again alone (a timing test on a loaded machine): {test_id}")
+            regressions = [t for t in regressions if again.get(t) != "passed"]
         for test_id in regressions:
             if test_id in allowed:
                 print(f"  expected difference: {test_id} ({allowed[test_id]})")
