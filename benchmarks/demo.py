@@ -9,7 +9,8 @@ with ``python -m mcp_native run``, driven by the ``mcp`` SDK's own client (see
 - a tool returning a value that violates its output schema: stock fastmcp sends it, mcp-native
   refuses it with an ``isError`` result naming the failing value.
 
-Writes ``demo/results.json`` and ``demo/latency.png``.
+Writes ``demo/results.json`` and ``demo/latency.png`` (the README shows them); ``--quick`` writes
+to ``build/demo-quick/`` instead, leaving the published results alone.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ import anyio
 
 import bench_adapters as bench
 
-OUT = bench.ROOT / "demo"
 CHECK_LINES = [
     b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"demo","version":"1"}}}',
     b'{"jsonrpc":"2.0","id":1,"method":"tools/list"',  # cut short: not JSON
@@ -104,7 +104,8 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="a smoke run of about a minute")
     args = ap.parse_args()
     rounds, calls = (2, 5) if args.quick else (12, 25)
-    OUT.mkdir(exist_ok=True)
+    out = bench.ROOT / ("build/demo-quick" if args.quick else "demo")
+    out.mkdir(parents=True, exist_ok=True)
 
     print(f"demo: {len(bench.APPS) * 2} servers, {rounds} rounds of {calls} calls per server and payload", flush=True)
     t = time.monotonic()
@@ -139,9 +140,9 @@ def main() -> int:
         "correctness": checks,
         "adapted_passed_correctness_checks": adapted_ok,
     }
-    (OUT / "results.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-    chart(rows, OUT / "latency.png")
-    print(f"\ndemo: wrote {OUT / 'results.json'} and {OUT / 'latency.png'} ({time.monotonic() - t:.0f} s)")
+    (out / "results.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    chart(rows, out / "latency.png")
+    print(f"\ndemo: wrote {out / 'results.json'} and {out / 'latency.png'} ({time.monotonic() - t:.0f} s)")
     if not adapted_ok:
         print("demo: the mcp-native servers FAILED a correctness check", file=sys.stderr)
         return 1
