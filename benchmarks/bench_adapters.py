@@ -5,11 +5,14 @@ examples/<app>.py``) and one adapted one (``python -m mcp_native run examples/<a
 side by side; rounds alternate between them, and in each round the client in this process has
 the adapters installed exactly when it talks to the adapted server. Reported per framework and
 payload: the median round-trip latency per ``tools/call``, stock and adapted, the speed-up
-(stock time / adapted time), calls per second, and the response's size on the wire.
+(stock time / adapted time), calls per second, the response's size on the wire, and the server
+process's CPU time per call (user + system, from ``/proc``: what the server itself spends,
+without the client and the pipe).
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -36,6 +39,28 @@ def server_params(app: Path, mode: str) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT))
 
 
+def server_cpu(pid: int) -> float:
+    """User + system CPU seconds of a process (Linux)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children() -> set[int]:
+    """PIDs of this process's children (the stdio servers)."""
+    me = str(os.getpid())
+    pids = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split()[1] == me:
+                        pids.add(int(entry))
+            except OSError:
+                pass
+    return pids
+
+
 def set_client(mode: str) -> None:
     """The client side of a round: the adapters installed for the adapted server only."""
     if mode == "adapted":
@@ -49,12 +74,16 @@ async def measure(rounds: int, calls: int, frameworks: list[str], tick: Callable
     times: dict[str, dict[str, dict[str, list[float]]]] = {
         fw: {p: {m: [] for m in MODES} for p in CALLS} for fw in frameworks
     }
+    cpu: dict[str, dict[str, dict[str, float]]] = {fw: {p: {m: 0.0 for m in MODES} for p in CALLS} for fw in frameworks}
     sizes: dict[str, dict[str, int]] = {fw: {} for fw in frameworks}
     async with AsyncExitStack() as stack:
         sessions: dict[tuple[str, str], ClientSession] = {}
+        pids: dict[tuple[str, str], int] = {}
         for fw in frameworks:
             for mode in MODES:
+                before = children()
                 read, write = await stack.enter_async_context(stdio_client(server_params(APPS[fw], mode), errlog=sys.stderr))
+                (pids[fw, mode],) = children() - before
                 session = await stack.enter_async_context(ClientSession(read, write))
                 await session.initialize()
                 await session.list_tools()
@@ -71,15 +100,17 @@ async def measure(rounds: int, calls: int, frameworks: list[str], tick: Callable
                         for mode in order:
                             set_client(mode)
                             session = sessions[fw, mode]
+                            c0 = server_cpu(pids[fw, mode])
                             for _ in range(calls):
                                 t0 = time.perf_counter()
                                 result = await session.call_tool(tool, args)
                                 times[fw][payload][mode].append(time.perf_counter() - t0)
                                 assert not result.is_error, result
+                            cpu[fw][payload][mode] += server_cpu(pids[fw, mode]) - c0
                 tick()
         finally:
             adapters.uninstall()
-    return {"times": times, "sizes": sizes}
+    return {"times": times, "sizes": sizes, "cpu": cpu}
 
 
 def summarize(raw: dict[str, Any]) -> list[dict[str, Any]]:
@@ -97,6 +128,8 @@ def summarize(raw: dict[str, Any]) -> list[dict[str, Any]]:
                 "stock_calls_per_s": 1 / stock,
                 "adapted_calls_per_s": 1 / adapted,
                 "response_bytes": raw["sizes"][fw][payload],
+                "stock_server_cpu_ms": raw["cpu"][fw][payload]["stock"] / len(by_mode["stock"]) * 1e3,
+                "adapted_server_cpu_ms": raw["cpu"][fw][payload]["adapted"] / len(by_mode["adapted"]) * 1e3,
                 "calls": len(by_mode["stock"]),
             })
     return rows
@@ -107,12 +140,14 @@ def speedup(x: float) -> str:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = "| framework | payload | stock ms/call | mcp-native ms/call | speed-up | calls/s stock → mcp-native | response bytes |"
-    lines = [head, "|---|---|---:|---:|---:|---:|---:|"]
+    head = ("| framework | payload | stock ms/call | mcp-native ms/call | speed-up | calls/s stock → mcp-native "
+            "| server CPU ms/call stock → mcp-native | response bytes |")
+    lines = [head, "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(
             f"| {r['framework']} | {r['payload']} | {r['stock_ms']:.2f} | {r['adapted_ms']:.2f} | {speedup(r['speedup'])} "
-            f"| {r['stock_calls_per_s']:.0f} → {r['adapted_calls_per_s']:.0f} | {r['response_bytes']:,} |"
+            f"| {r['stock_calls_per_s']:.0f} → {r['adapted_calls_per_s']:.0f} "
+            f"| {r['stock_server_cpu_ms']:.2f} → {r['adapted_server_cpu_ms']:.2f} | {r['response_bytes']:,} |"
         )
     return "\n".join(lines)
 
