@@ -64,7 +64,7 @@ def children() -> set[int]:
 def set_client(mode: str) -> None:
     """The client side of a round: the adapters installed for the adapted server only."""
     if mode == "adapted":
-        adapters.install(server=False, transport=False)
+        adapters.install(server=False)  # the client's validation and line parsing
     else:
         adapters.uninstall()
 

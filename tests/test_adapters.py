@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,6 +19,7 @@ pytest.importorskip("mcp")
 pytest.importorskip("fastmcp")
 
 import mcp.client.session  # noqa: E402
+import mcp.client.stdio  # noqa: E402
 import mcp.server.stdio  # noqa: E402
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
@@ -168,6 +170,19 @@ async def test_stock_fastmcp_sends_it_and_the_adapted_client_names_the_path() ->
         assert (await s.call_tool("broken_weather", {"city": "Paris"})).structured_content is not None
 
 
+async def test_adapted_client_parses_lines_natively() -> None:
+    adapters.install(server=False)
+    parse = mcp.client.stdio._parse_line
+    assert parse.__module__ == "mcp_native.adapters.mcp_stdio_client"
+    ok = parse('{"jsonrpc":"2.0","id":3,"result":{"content":[]}}\r')
+    assert not isinstance(ok, Exception) and ok.message.id == 3 and ok.message.result == {"content": []}
+    for bad in ("", "{", '{"jsonrpc":"2.0","id":true,"result":{}}', '{"jsonrpc":"2.0","id":1,"result":[]}'):
+        assert isinstance(parse(bad), ValueError)
+    async with session("fastmcp", adapted_server=True) as s:
+        result = await s.call_tool("list_records", {"count": 50})
+    assert result.structured_content is not None and len(result.structured_content["records"]) == 50
+
+
 async def test_adapted_client_keeps_the_stock_errors() -> None:
     adapters.install(server=False, transport=False)
     async with session("mcpserver", adapted_server=True) as s:
@@ -199,10 +214,30 @@ BAD_LINES = [
 
 
 def exchange(app: str, adapted: bool, lines: list[bytes]) -> list[dict[str, Any]]:
-    """Writes the lines, then closes stdin: every response the server wrote, in order."""
-    proc = subprocess.run(server_command(app, adapted), input=b"".join(line + b"\n" for line in lines),
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT, timeout=60, check=False)
-    return [json.loads(line) for line in proc.stdout.splitlines()]
+    """Writes the lines (the last one a ping) and reads the responses up to the ping's answer,
+    then closes stdin: closing it at once could end the session before the server answers. A
+    malformed line's answer is written as soon as the line is read, so it cannot come after
+    the answer to a later ping."""
+    proc = subprocess.Popen(server_command(app, adapted), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, cwd=ROOT)
+    assert proc.stdin is not None and proc.stdout is not None
+    watchdog = threading.Timer(60, proc.kill)
+    watchdog.start()
+    try:
+        proc.stdin.write(b"".join(line + b"\n" for line in lines))
+        proc.stdin.flush()
+        responses = []
+        while not responses or responses[-1].get("id") != PING["id"]:
+            line = proc.stdout.readline()
+            assert line, f"the server ended without answering the ping; answers: {responses}"
+            responses.append(json.loads(line))
+        proc.stdin.close()
+        responses += [json.loads(line) for line in proc.stdout.read().splitlines()]
+        proc.wait()
+        return responses
+    finally:
+        watchdog.cancel()
+        proc.kill()
 
 
 @pytest.mark.parametrize("app", list(APPS))
@@ -237,7 +272,7 @@ import sys
 from mcp_native import adapters
 report = adapters.install()
 assert "mcp" not in sys.modules and "fastmcp" not in sys.modules, sorted(m for m in sys.modules if "mcp" in m)
-assert report.patched == [] and len(report.waiting) == 7
+assert report.patched == [] and len(report.waiting) == 8
 import mcp.server.stdio, mcp.client.session
 from mcp_native.adapters import stdio, mcp_client
 assert mcp.server.stdio.stdio_server is stdio.stdio_server and mcp.stdio_server is stdio.stdio_server

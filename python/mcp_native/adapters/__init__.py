@@ -11,6 +11,7 @@ that each holds the function it expects; on any other version it patches nothing
 
 - ``transport``: the stdio server transport frames and parses lines natively, answers every
   malformed line with its JSON-RPC error, and writes responses natively (see ``adapters.stdio``);
+  with ``client`` too, the stdio client parses the server's lines natively;
 - ``client``: ``ClientSession.validate_tool_result`` validates ``structuredContent`` with the
   tool's output schema compiled once natively;
 - ``server``: fastmcp tools validate their ``structuredContent`` against their output schema
@@ -114,6 +115,9 @@ def _plan(versions: dict[str, str], server: bool, client: bool, transport: bool,
         for dist, modules in _STDIO_BINDINGS.items():
             if dist in versions:
                 patches += [Patch(m, "stdio_server", native, f"{m}.stdio_server (the same transport)", expects=first) for m in modules]
+    if client and transport:
+        patches.append(Patch("mcp.client.stdio", "_parse_line", "mcp_native.adapters.mcp_stdio_client:parse_line",
+                             "stdio client: native line parsing"))
     if client:
         def client_applied(original: Any) -> None:
             from . import mcp_client

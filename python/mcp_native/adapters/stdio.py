@@ -63,7 +63,7 @@ def _shared_with_stderr(fd: int) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
-def _message(item: jsonrpc.Message) -> mcp_types.JSONRPCMessage:
+def sdk_message(item: jsonrpc.Message) -> mcp_types.JSONRPCMessage:
     """The SDK's model of a decoded message, built without validating again (the decoder has
     checked the envelope exactly as the models would, and params/result are any JSON object)."""
     if type(item) is jsonrpc.Request:
@@ -169,7 +169,7 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
                                 # As the stock transport does, the session sees the failure too.
                                 await read_stream_writer.send(ValueError(f"{item.message}: {item.error.get('data')}"))
                             else:
-                                await read_stream_writer.send(SessionMessage(_message(item)))
+                                await read_stream_writer.send(SessionMessage(sdk_message(item)))
                         if not chunk:
                             return
             except anyio.ClosedResourceError:  # pragma: no cover
