@@ -1,6 +1,9 @@
-"""The data the example servers return: a small weather report and 200 tabular records."""
+"""The tools of the example servers (the same for MCPServer and fastmcp): a small weather
+report, a table of records, and a tool whose result violates its own output schema."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from typing_extensions import TypedDict
 
@@ -27,11 +30,13 @@ class Records(TypedDict):
     total: int
 
 
-def weather(city: str) -> Weather:
+def get_weather(city: str) -> Weather:
+    """Current weather for a city."""
     return {"city": city, "temperature": 22.5, "conditions": "Partly cloudy", "humidity": 65, "wind_speed": 12.25}
 
 
-def records(count: int) -> Records:
+def list_records(count: int = 200) -> Records:
+    """A table of user records."""
     rows: list[Record] = [
         {
             "id": i,
@@ -46,5 +51,10 @@ def records(count: int) -> Records:
     return {"records": rows, "total": count}
 
 
-# A result that violates the weather output schema: humidity as a string.
-BAD_WEATHER = {"city": "Paris", "temperature": 22.5, "conditions": "Sunny", "humidity": "65%", "wind_speed": 3.5}
+def broken_weather(city: str) -> Weather:
+    """A tool whose result violates its own output schema (humidity as a string)."""
+    bad: Any = {"city": city, "temperature": 22.5, "conditions": "Sunny", "humidity": "65%", "wind_speed": 3.5}
+    return bad  # type: ignore[no-any-return]
+
+
+TOOLS = (get_weather, list_records, broken_weather)
