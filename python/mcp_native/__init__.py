@@ -35,6 +35,7 @@ def build_info() -> dict[str, str | bool]:
     """
     return {"version": __version__, **_core.build_info()}
 
+
 __all__ = [
     "JSONDecodeError",
     "Limits",
