@@ -24,6 +24,18 @@ from . import jsonrpc, sse
 
 __version__ = "0.1.0"
 
+
+def build_info() -> dict[str, str | bool]:
+    """What this installation was built with, for bug reports and for checking a wheel.
+
+    Keys: ``version`` (of the package), ``compiler``, ``simdjson_version``, ``simdjson_kernel``
+    (the SIMD code simdjson chose for this CPU at run time, e.g. ``"haswell"``; ``"fallback"``
+    means no SIMD), ``pcre2_version`` and ``pcre2_jit`` (whether regexes run JIT-compiled here).
+    ``python -m mcp_native --version`` prints the same.
+    """
+    return {"version": __version__, **_core.build_info()}
+
+
 __all__ = [
     "JSONDecodeError",
     "Limits",
@@ -34,6 +46,7 @@ __all__ = [
     "Tool",
     "content",
     "__version__",
+    "build_info",
     # JSON codec
     "dumps",
     "loads",

@@ -102,3 +102,7 @@ class SseDecoder:
     def last_event_id(self) -> str: ...
     @property
     def retry(self) -> int | None: ...
+
+# --- Build information (mcp_native.build_info) ---
+def build_info() -> dict[str, str | bool]:
+    """What the native core was built with and the SIMD kernel simdjson chose; see mcp_native.build_info()."""
