@@ -9,8 +9,8 @@ with ``python -m mcp_native run``, driven by the ``mcp`` SDK's own client (see
 - a tool returning a value that violates its output schema: stock fastmcp sends it, mcp-native
   refuses it with an ``isError`` result naming the failing value.
 
-Writes ``demo/results.json`` and ``demo/latency.png`` (the README shows them); ``--quick`` writes
-to ``build/demo-quick/`` instead, leaving the published results alone.
+Writes ``demo/results.json``, ``demo/latency.png`` and the table under the chart in README.md;
+``--quick`` writes to ``build/demo-quick/`` instead, leaving the published results alone.
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ from typing import Any
 import anyio
 
 import bench_adapters as bench
+import report
+
+README_BEGIN = "<!-- demo-results:begin (scripts/demo writes this section) -->"
+README_END = "<!-- demo-results:end -->"
 
 CHECK_LINES = [
     b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"demo","version":"1"}}}',
@@ -103,7 +107,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="a smoke run of about a minute")
     args = ap.parse_args()
-    rounds, calls = (2, 5) if args.quick else (12, 25)
+    rounds, calls = (2, 5) if args.quick else (30, 25)
     out = bench.ROOT / ("build/demo-quick" if args.quick else "demo")
     out.mkdir(parents=True, exist_ok=True)
 
@@ -132,7 +136,7 @@ def main() -> int:
 
     summary = {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": f"{platform.machine()}, {platform.processor() or platform.system()}",
+        "machine": report.machine(),
         "python": platform.python_version(),
         "versions": {d: version(d) for d in ("mcp", "fastmcp", "mcp-native")},
         "quick": args.quick,
@@ -142,6 +146,12 @@ def main() -> int:
     }
     (out / "results.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     chart(rows, out / "latency.png")
+    if not args.quick:
+        readme = bench.ROOT / "README.md"
+        section = (f"Measured by `scripts/demo` on {summary['machine']}, {summary['date'][:10]}, Python "
+                   f"{summary['python']}, mcp {summary['versions']['mcp']}, fastmcp {summary['versions']['fastmcp']}: "
+                   f"median round trip per `tools/call` over stdio, the SDK's own client.\n\n{bench.table(rows)}")
+        readme.write_text(report.rewrite_section(readme.read_text(encoding="utf-8"), section, README_BEGIN, README_END), encoding="utf-8")
     print(f"\ndemo: wrote {out / 'results.json'} and {out / 'latency.png'} ({time.monotonic() - t:.0f} s)")
     if not adapted_ok:
         print("demo: the mcp-native servers FAILED a correctness check", file=sys.stderr)

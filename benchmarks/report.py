@@ -195,10 +195,10 @@ def readme_section(results: list[dict[str, Any]], charts: dict[str, str]) -> str
     return "\n\n".join([intro, *(markdown(r, charts.get(r["suite"])) for r in results)])
 
 
-def rewrite_section(text: str, section: str) -> str:
+def rewrite_section(text: str, section: str, begin: str = README_BEGIN, end: str = README_END) -> str:
     """``text`` with what lies between the markers replaced by ``section``."""
-    pattern = re.compile(re.escape(README_BEGIN) + r".*?" + re.escape(README_END), re.S)
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
     if not pattern.search(text):
-        raise ValueError(f"README has no {README_BEGIN!r} ... {README_END!r} section")
-    return pattern.sub(lambda _: f"{README_BEGIN}\n{section.rstrip()}\n{README_END}", text, count=1)
+        raise ValueError(f"README has no {begin!r} ... {end!r} section")
+    return pattern.sub(lambda _: f"{begin}\n{section.rstrip()}\n{end}", text, count=1)
 
