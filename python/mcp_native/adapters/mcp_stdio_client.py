@@ -20,8 +20,11 @@ logger = logging.getLogger("mcp.client.stdio")
 def parse_line(line: str) -> SessionMessage | Exception:
     """Parses one stdout line, returning parse errors as values for the session to surface."""
     items = jsonrpc.Decoder().feed(line.encode("utf-8", "surrogatepass") + b"\n")
-    if len(items) == 1 and type(items[0]) is not jsonrpc.Invalid:
+    if not items:
+        problem = "an empty line"
+    elif isinstance(items[0], jsonrpc.Invalid):
+        problem = f"{items[0].message}: {items[0].error.get('data')}"
+    else:
         return SessionMessage(sdk_message(items[0]))
-    problem = f"{items[0].message}: {items[0].error.get('data')}" if items else "an empty line"
     logger.error("Failed to parse JSONRPC message from server: %s", problem)
     return ValueError(f"invalid JSON-RPC message from the server: {problem}")

@@ -139,7 +139,7 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
 
     restore_stdin: Callable[[], None] | None = None
     restore_stdout: Callable[[], None] | None = None
-    restore_flags: Callable[[], None] | None = None
+    restore_flags: tuple[int, int] | None = None  # (fd, flags) to put back
     try:
         stdin_buffer, restore_stdin = _stock._claim_fd(0, sys.stdin, "rb", _stock._open_stdin_diversion)
         stdout_buffer, restore_stdout = _stock._claim_fd(1, sys.stdout, "wb", _stock._open_stdout_diversion)
@@ -149,9 +149,8 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
         read_pollable = _pollable(in_fd)
         write_pollable = _pollable(out_fd) and not _shared_with_stderr(out_fd)
         if write_pollable:
-            flags = fcntl.fcntl(out_fd, fcntl.F_GETFL)
-            fcntl.fcntl(out_fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
-            restore_flags = lambda: fcntl.fcntl(out_fd, fcntl.F_SETFL, flags)  # noqa: E731
+            restore_flags = (out_fd, fcntl.fcntl(out_fd, fcntl.F_GETFL))
+            fcntl.fcntl(out_fd, fcntl.F_SETFL, restore_flags[1] | os.O_NONBLOCK)
         writer = _Writer(out_fd, write_pollable)
 
         read_stream_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
@@ -189,7 +188,7 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
             yield read_stream, write_stream
     finally:
         if restore_flags is not None:
-            restore_flags()
+            fcntl.fcntl(restore_flags[0], fcntl.F_SETFL, restore_flags[1])
         if restore_stdout is not None:
             restore_stdout()
         if restore_stdin is not None:
