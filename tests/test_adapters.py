@@ -5,11 +5,13 @@ own client)."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -272,7 +274,7 @@ import sys
 from mcp_native import adapters
 report = adapters.install()
 assert "mcp" not in sys.modules and "fastmcp" not in sys.modules, sorted(m for m in sys.modules if "mcp" in m)
-assert report.patched == [] and len(report.waiting) == 8
+assert report.patched == [] and len(report.waiting) == 13
 import mcp.server.stdio, mcp.client.session
 from mcp_native.adapters import stdio, mcp_client
 assert mcp.server.stdio.stdio_server is stdio.stdio_server and mcp.stdio_server is stdio.stdio_server
@@ -285,3 +287,64 @@ print(len(report.patched))
 """
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.split() == ["0"]  # restored: none applied any more
+
+
+# -- Streamable HTTP, a real server on the loopback ------------------------------------------
+
+HTTP_SERVER = """
+import sys
+sys.path.insert(0, "examples")
+if sys.argv[2] == "adapted":
+    from mcp_native import adapters
+    adapters.install()
+import mcpserver_app
+mcpserver_app.app.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]), json_response=sys.argv[3] == "json")
+"""
+
+
+@contextmanager
+def http_server(adapted: bool, body: str) -> Iterator[str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-c", HTTP_SERVER, str(port), "adapted" if adapted else "stock", body],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):  # up to 30 s to start
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert proc.poll() is None, "the server exited"
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@pytest.mark.parametrize("body", ["json", "sse"])
+async def test_streamable_http_answers_as_stock_does(body: str) -> None:
+    from mcp.client.streamable_http import streamable_http_client
+
+    answers = {}
+    for adapted in (False, True):
+        with http_server(adapted, body) as url:
+            async with streamable_http_client(url) as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                answers[adapted] = [_plain(await s.call_tool(n, a)) for n, a in
+                                    [("get_weather", {"city": "Zürich"}), ("list_records", {"count": 500})]]
+    assert answers[True] == answers[False]
+    assert answers[True][0]["structuredContent"]["city"] == "Zürich"
+
+
+def test_streamable_http_answers_a_malformed_envelope_with_invalid_request() -> None:
+    import httpx2
+
+    codes = {}
+    for adapted in (False, True):
+        with http_server(adapted, "json") as url:
+            r = httpx2.post(url, json={"foo": "bar"}, headers={"Accept": "application/json, text/event-stream"})
+            assert r.status_code == 400
+            codes[adapted] = r.json()["error"]["code"]
+    assert codes == {False: -32602, True: -32600}

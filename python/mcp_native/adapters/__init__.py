@@ -11,7 +11,8 @@ that each holds the function it expects; on any other version it patches nothing
 
 - ``transport``: the stdio server transport frames and parses lines natively, answers every
   malformed line with its JSON-RPC error, and writes responses natively (see ``adapters.stdio``);
-  with ``client`` too, the stdio client parses the server's lines natively;
+  with ``client`` too, the stdio client parses the server's lines natively; both Streamable
+  HTTP server paths write responses natively and answer a malformed envelope with ``-32600``;
 - ``client``: ``ClientSession.validate_tool_result`` validates ``structuredContent`` with the
   tool's output schema compiled once natively;
 - ``server``: fastmcp tools validate their ``structuredContent`` against their output schema
@@ -29,6 +30,7 @@ import logging
 import sys
 import warnings
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from ._patch import Patch, PatchOnImport, UnexpectedTarget
@@ -115,6 +117,23 @@ def _plan(versions: dict[str, str], server: bool, client: bool, transport: bool,
         for dist, modules in _STDIO_BINDINGS.items():
             if dist in versions:
                 patches += [Patch(m, "stdio_server", native, f"{m}.stdio_server (the same transport)", expects=first) for m in modules]
+    if transport:
+        def http_applied(name: str) -> Callable[[Any], None]:
+            def keep(original: Any) -> None:
+                from . import http
+
+                http.stock[name] = original
+
+            return keep
+
+        era = "mcp.server.streamable_http"
+        for attribute, what in (("_create_json_response", "response bodies"), ("_create_event_data", "SSE events"),
+                                ("_create_error_response", "-32600 for a malformed envelope")):
+            patches.append(Patch(era, f"StreamableHTTPServerTransport.{attribute}", f"mcp_native.adapters.http:{attribute[1:]}",
+                                 f"Streamable HTTP (2025 era): {what}", on_apply=http_applied(attribute)))
+        for attribute, what in (("_sse_event", "SSE events"), ("_write", "response bodies")):
+            patches.append(Patch("mcp.server._streamable_http_modern", attribute, f"mcp_native.adapters.http:{attribute[1:]}",
+                                 f"Streamable HTTP (2026-07-28): {what}", on_apply=http_applied(attribute)))
     if client and transport:
         patches.append(Patch("mcp.client.stdio", "_parse_line", "mcp_native.adapters.mcp_stdio_client:parse_line",
                              "stdio client: native line parsing"))

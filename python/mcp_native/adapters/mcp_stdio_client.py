@@ -11,7 +11,7 @@ import logging
 from mcp.shared.message import SessionMessage
 
 from .. import jsonrpc
-from .stdio import sdk_message
+from ._wire import sdk_message
 
 # The stock parser's logger.
 logger = logging.getLogger("mcp.client.stdio")

@@ -29,11 +29,11 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 import mcp.server.stdio as _stock
-import mcp_types
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
 from .. import jsonrpc
+from ._wire import encode, sdk_message
 
 _READ_SIZE = 1 << 16
 # Unknown ids are written as null: JSON-RPC 2.0's rule, and the SDKs' JSONRPCError requires the
@@ -61,35 +61,6 @@ def _shared_with_stderr(fd: int) -> bool:
     except OSError:
         return False
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
-
-
-def sdk_message(item: jsonrpc.Message) -> mcp_types.JSONRPCMessage:
-    """The SDK's model of a decoded message, built without validating again (the decoder has
-    checked the envelope exactly as the models would, and params/result are any JSON object)."""
-    if type(item) is jsonrpc.Request:
-        if item.params is None:
-            return mcp_types.JSONRPCRequest.model_construct(jsonrpc="2.0", id=item.id, method=item.method)
-        return mcp_types.JSONRPCRequest.model_construct(jsonrpc="2.0", id=item.id, method=item.method, params=item.params)
-    if type(item) is jsonrpc.Notification:
-        if item.params is None:
-            return mcp_types.JSONRPCNotification.model_construct(jsonrpc="2.0", method=item.method)
-        return mcp_types.JSONRPCNotification.model_construct(jsonrpc="2.0", method=item.method, params=item.params)
-    if type(item) is jsonrpc.Response:
-        return mcp_types.JSONRPCResponse.model_construct(jsonrpc="2.0", id=item.id, result=item.result)
-    assert type(item) is jsonrpc.ErrorResponse
-    return mcp_types.JSONRPCError(jsonrpc="2.0", id=item.id, error=mcp_types.ErrorData.model_validate(item.error))
-
-
-def encode(message: mcp_types.JSONRPCMessage) -> bytes:
-    """One wire line. Results are plain JSON once the server has shaped them and go out through
-    the native encoder; anything it cannot write (a value JSON has no form for, which pydantic
-    may still serialize) and the rarer message kinds take the SDK's own serialization."""
-    if type(message) is mcp_types.JSONRPCResponse:
-        try:
-            return jsonrpc.encode_response(message.id, message.result)
-        except (TypeError, ValueError):
-            pass
-    return message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
 
 
 class _Writer:

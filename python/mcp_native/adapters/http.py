@@ -1,0 +1,80 @@
+"""Streamable HTTP, both of the ``mcp`` SDK's server paths: JSON-RPC responses written by the
+native encoder, and a malformed envelope answered with ``-32600`` Invalid Request (the
+2025-era path says ``-32602`` Invalid params, which JSON-RPC reserves for a method's params).
+
+2025-era path (``mcp.server.streamable_http.StreamableHTTPServerTransport``): response bodies
+(``_create_json_response``) and SSE event data (``_create_event_data``). 2026-07-28 path
+(``mcp.server._streamable_http_modern``): ``_write`` and ``_sse_event``, for responses; errors and
+notifications keep the stock serialization (its ``exclude_none`` rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import Any
+
+import mcp_types
+from mcp.server.streamable_http import CONTENT_TYPE_JSON, MCP_SESSION_ID_HEADER
+from starlette.responses import Response
+
+from .. import jsonrpc
+from ._wire import encode
+
+# The originals, set by install(): the replacements hand them what they do not write natively.
+stock: dict[str, Callable[..., Any]] = {}
+
+
+def _response_line(message: Any) -> bytes | None:
+    """The compact JSON of a result response, without its newline, or None to use stock."""
+    if type(message) is mcp_types.JSONRPCResponse:
+        try:
+            return jsonrpc.encode_response(message.id, message.result)[:-1]
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def create_json_response(self: Any, response_message: Any, status_code: HTTPStatus = HTTPStatus.OK,
+                         headers: dict[str, str] | None = None) -> Response:
+    """Create a JSON response from a JSONRPCMessage."""
+    response_headers = {"Content-Type": CONTENT_TYPE_JSON}
+    if headers:
+        response_headers.update(headers)
+    if self.mcp_session_id:
+        response_headers[MCP_SESSION_ID_HEADER] = self.mcp_session_id
+    body = encode(response_message)[:-1] if response_message else None
+    return Response(body, status_code=status_code, headers=response_headers)
+
+
+def create_event_data(self: Any, event_message: Any) -> dict[str, str]:
+    """Create event data dictionary from an EventMessage."""
+    event_data = {"event": "message", "data": encode(event_message.message)[:-1].decode()}
+    if event_message.event_id:
+        event_data["id"] = event_message.event_id
+    return event_data
+
+
+def create_error_response(self: Any, error_message: str, status_code: HTTPStatus,
+                          error_code: int = jsonrpc.INVALID_REQUEST, headers: dict[str, str] | None = None) -> Response:
+    """Create an error response with a simple string message."""
+    if error_code == jsonrpc.INVALID_PARAMS and error_message.startswith("Validation error:"):
+        error_code = jsonrpc.INVALID_REQUEST  # the envelope failed, not a method's params
+    return stock["_create_error_response"](self, error_message, status_code, error_code, headers)  # type: ignore[no-any-return]
+
+
+def sse_event(msg: Any) -> bytes:
+    """Serialise a JSON-RPC message as one SSE `event: message` frame."""
+    data = _response_line(msg)
+    if data is None:
+        return stock["_sse_event"](msg)  # type: ignore[no-any-return]
+    return b"event: message\r\ndata: " + data + b"\r\n\r\n"
+
+
+async def write(msg: Any, scope: Any, receive: Any, send: Any) -> None:
+    """Serialise a JSON-RPC reply with the table-mapped HTTP status."""
+    body = _response_line(msg)
+    if body is None:
+        await stock["_write"](msg, scope, receive, send)
+        return
+    await Response(body, status_code=HTTPStatus.OK, media_type="application/json")(scope, receive, send)
