@@ -267,6 +267,15 @@ def test_python_m_run_module(tmp_path: Path) -> None:
     assert out.stdout.strip() == "['a', '--b'] True"
 
 
+def test_python_m_run_script_imports_its_siblings(tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "helper.py").write_text("VALUE = 42\n")
+    (tmp_path / "app" / "server.py").write_text("import sys, helper\nprint(helper.VALUE, sys.argv[1:])\n")
+    out = subprocess.run([sys.executable, "-m", "mcp_native", "run", "app/server.py", "x"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "42 ['x']"
+
+
 def test_parts_not_imported_yet_are_patched_when_imported() -> None:
     # install() itself imports no SDK module: a server does not pay for the client's imports.
     probe = """

@@ -8,6 +8,7 @@ server or client program with :func:`mcp_native.adapters.install` done first;
 from __future__ import annotations
 
 import argparse
+import os
 import runpy
 import sys
 
@@ -47,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         runpy.run_module(args.module, run_name="__main__", alter_sys=True)
     else:
         sys.argv = list(args.target)
+        # As `python script.py` does: the script's directory first on the path, for its siblings.
+        sys.path[0] = os.path.dirname(os.path.abspath(args.target[0]))
         runpy.run_path(args.target[0], run_name="__main__")
     return 0
 
