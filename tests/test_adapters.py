@@ -98,7 +98,7 @@ def test_install_patches_named_points_and_uninstall_restores_them_exactly() -> N
 def test_options_choose_the_parts() -> None:
     before = _targets()
     report = adapters.install(server=False, transport=False)
-    assert len(report.patched) == 1 and "validate_tool_result" in report.patched[0]
+    assert len(report.patched) == 2 and all("validate_" in p for p in report.patched)
     after = _targets()
     assert after[0] is before[0] and after[4] is before[4] and after[3] is not before[3]
     with pytest.raises(ValueError, match="output_validation"):
@@ -183,6 +183,35 @@ async def test_adapted_client_parses_lines_natively() -> None:
     async with session("fastmcp", adapted_server=True) as s:
         result = await s.call_tool("list_records", {"count": 50})
     assert result.structured_content is not None and len(result.structured_content["records"]) == 50
+
+
+def test_validate_server_result_keeps_the_stock_verdicts() -> None:
+    import pydantic
+    from mcp_types import methods
+
+    results = [
+        {"content": [{"type": "text", "text": "1"}], "structuredContent": {"a": [1, None]}, "isError": False},
+        {"content": [{"type": "text", "text": "1", "annotations": {"priority": 0.5}}]},  # not the simple shape
+        {"content": [{"type": "text"}]},  # invalid: no text
+        {"content": [{"type": "text", "text": 1}]},  # invalid: text not a string
+        {"content": "x"},
+        {"content": [], "structuredContent": [1]},  # invalid before 2026-07-28
+    ]
+
+    def verdicts() -> list[bool]:
+        out = []
+        for r in results:
+            try:
+                methods.validate_server_result("tools/call", "2025-11-25", r)
+                out.append(True)
+            except pydantic.ValidationError:
+                out.append(False)
+        return out
+
+    stock = verdicts()
+    adapters.install(server=False)
+    assert methods.validate_server_result.__module__ == "mcp_native.adapters.mcp_client"
+    assert verdicts() == stock == [True, True, False, False, False, False]
 
 
 async def test_adapted_client_keeps_the_stock_errors() -> None:
@@ -283,7 +312,7 @@ import sys
 from mcp_native import adapters
 report = adapters.install()
 assert "mcp" not in sys.modules and "fastmcp" not in sys.modules, sorted(m for m in sys.modules if "mcp" in m)
-assert report.patched == [] and len(report.waiting) == 13
+assert report.patched == [] and len(report.waiting) == 14
 import mcp.server.stdio, mcp.client.session
 from mcp_native.adapters import stdio, mcp_client
 assert mcp.server.stdio.stdio_server is stdio.stdio_server and mcp.stdio_server is stdio.stdio_server

@@ -143,6 +143,14 @@ def _plan(versions: dict[str, str], server: bool, client: bool, transport: bool,
 
             mcp_client.mode = output_validation
 
+        def validate_result_applied(original: Any) -> None:
+            from . import mcp_client
+
+            mcp_client.stock_validate_server_result = original
+
+        patches.append(Patch("mcp_types.methods", "validate_server_result", "mcp_native.adapters.mcp_client:validate_server_result",
+                             "validate_server_result: tools/call results of the common shape checked natively",
+                             on_apply=validate_result_applied))
         patches.append(Patch("mcp.client.session", "ClientSession.validate_tool_result",
                              "mcp_native.adapters.mcp_client:validate_tool_result",
                              "ClientSession.validate_tool_result: native output-schema validation", on_apply=client_applied))
