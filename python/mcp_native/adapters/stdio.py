@@ -93,7 +93,7 @@ async def _read(fd: int, pollable: bool) -> bytes:
         await anyio.wait_readable(fd)
         try:
             return os.read(fd, _READ_SIZE)
-        except BlockingIOError:  # another reader of the same pipe got there first
+        except BlockingIOError:  # readiness was spurious (a pipe another process made non-blocking)
             continue
 
 
