@@ -386,3 +386,17 @@ def test_streamable_http_answers_a_malformed_envelope_with_invalid_request() -> 
             assert r.status_code == 400
             codes[adapted] = r.json()["error"]["code"]
     assert codes == {False: -32602, True: -32600}
+
+
+def test_files_and_a_shared_stderr_take_the_threaded_path(tmp_path: Path) -> None:
+    # stdin a regular file (epoll refuses it) and stdout a file that stderr writes to as well
+    # (no non-blocking flag for it): the transport reads and writes through a worker thread.
+    requests = tmp_path / "requests.jsonl"
+    requests.write_bytes(b"".join(line + b"\n" for line in [json.dumps(INIT).encode(), b"{not json", json.dumps(PING).encode()]))
+    out = tmp_path / "out.txt"
+    with open(requests, "rb") as stdin, open(out, "wb") as stdout:
+        subprocess.run(server_command("mcpserver", True), stdin=stdin, stdout=stdout, stderr=subprocess.STDOUT,
+                       cwd=ROOT, timeout=60, check=False)
+    answers = [json.loads(line) for line in out.read_bytes().splitlines() if line.startswith(b'{"jsonrpc"')]
+    assert {a["id"] for a in answers} >= {0, None}  # initialize answered; the bad line answered with id null
+    assert any(a.get("error", {}).get("code") == -32700 for a in answers)
