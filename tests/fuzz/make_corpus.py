@@ -1,4 +1,4 @@
-"""Writes the seed corpus of every fuzz target into OUT/<target>/ from the reference data in
+"""Writes the seed corpus of every fuzz target (cpp_* are the libFuzzer ones) into OUT/<target>/ from the reference data in
 ../shared (JSONTestSuite, JSON-Schema-Test-Suite, the MCP schemas) and a few messages of the
 tests' kind. Nothing of it is committed: this script is the corpus.
 
@@ -59,12 +59,19 @@ def main(out: Path) -> None:
     texts = [p.read_bytes() for p in parsing]
     for t in texts:
         write(out, "loads", t)
+        write(out, "cpp_json", t)
+        write(out, "cpp_wire", t + b"\n" + t)
         write(out, "dumps", t)
         write(out, "jsonrpc", t + b"\n" + t)
         write(out, "sse", b"data: " + t + b"\n\n")
     cases = suite_cases()
-    for schema, data in cases:
+    for i, (schema, data) in enumerate(cases):
         write(out, "validator", json.dumps([schema, data]).encode())
+        write(out, "cpp_schema", bytes([i % 256]) + json.dumps(schema).encode() + b"\0" + json.dumps(data).encode())
+        if isinstance(schema, dict) and isinstance(schema.get("pattern"), str) and isinstance(data, str):
+            write(out, "cpp_regex_formats", schema["pattern"].encode() + b"\0" + data.encode())
+        if isinstance(schema, dict) and "format" in schema and isinstance(data, str):
+            write(out, "cpp_regex_formats", data.encode() + b"\0" + data.encode())
         if isinstance(schema, dict) and schema.get("type") == "object":
             write(out, "tool", json.dumps([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}, data]).encode())
     examples = mcp_examples()
@@ -72,6 +79,7 @@ def main(out: Path) -> None:
         write(out, "loads", json.dumps(ex).encode())
         line = json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"arguments": ex}}).encode()
         write(out, "jsonrpc", line + b"\n" + json.dumps({"jsonrpc": "2.0", "id": i, "result": {"x": ex}}).encode() + b"\r\n")
+        write(out, "cpp_wire", line + b"\n" + b"data: " + line + b"\n\n")
         write(out, "sse", b"event: message\nid: " + str(i).encode() + b"\ndata: " + line + b"\n\n: comment\nretry: 10\n\n")
         write(out, "tool", json.dumps([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}},
                                       {"v": ex}]).encode())
@@ -81,8 +89,10 @@ def main(out: Path) -> None:
                  b'[{"jsonrpc":"2.0","id":1,"method":"m"}]\n{"jsonrpc":"2.0","id":1.5,"method":"m"}\n',
                  b'{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"x"}}\r\n\n{bad\n'):
         write(out, "jsonrpc", line)
+        write(out, "cpp_wire", line)
     for stream in (b"\xef\xbb\xbfdata: a\r\ndata: b\r\rid: 7\nevent: e\n\n", b"retry: 1000\ndata\n\ndata:x\n"):
         write(out, "sse", stream)
+        write(out, "cpp_wire", stream)
     print(f"corpus written to {out}: " + ", ".join(f"{d.name} {len(list(d.iterdir()))}" for d in sorted(out.iterdir())))
 
 

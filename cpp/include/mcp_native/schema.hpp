@@ -34,6 +34,15 @@ struct Json {
   std::vector<Json> arr;
   std::vector<std::pair<std::string, Json>> obj;
 
+  // Defined where Json is complete: in the class, clang (with libstdc++'s constexpr vector)
+  // instantiates ~vector<pair<string, Json>> while that pair's Json is still incomplete.
+  Json();
+  Json(const Json&);
+  Json(Json&&) noexcept;
+  Json& operator=(const Json&);
+  Json& operator=(Json&&) noexcept;
+  ~Json();
+
   /// The member `key` of an object, or nullptr.
   const Json* get(std::string_view key) const;
   /// Compact JSON text of this value.
