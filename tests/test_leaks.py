@@ -9,6 +9,7 @@ entry point) and prints the figures.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import tracemalloc
 from collections.abc import Callable
@@ -78,6 +79,11 @@ ENTRY_POINTS: dict[str, Callable[[], Any]] = {
 }
 
 
+# AddressSanitizer (scripts/test --sanitize) holds freed blocks in quarantine: resident size
+# grows there without a leak, so only the Python side is measured under it.
+SANITIZED = "libasan" in os.environ.get("LD_PRELOAD", "")
+
+
 def rss_bytes() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * 4096
@@ -102,7 +108,7 @@ def test_memory_stays_flat() -> None:
     for name, call in ENTRY_POINTS.items():
         rss, _ = growth(call, rounds=1, calls=200)
         # 200 calls of ~10 KB each: a leak of the data would be ~2 MB.
-        assert rss < 1 << 20, f"{name}: resident memory grew by {rss} bytes"
+        assert SANITIZED or rss < 1 << 20, f"{name}: resident memory grew by {rss} bytes"
     tracemalloc.start()  # (slow: fewer calls, and a leak of any Python object shows)
     try:
         for name, call in ENTRY_POINTS.items():
