@@ -54,67 +54,97 @@ auto guarded(F&& f) -> decltype(f()) {
   }
 }
 
-// The UTF-8 text of a str (pybind11's cast reports the strs that have none, e.g. lone surrogates).
-std::string utf8(PyObject* o) {
-  Py_ssize_t n;
-  if (const char* p = PyUnicode_AsUTF8AndSize(o, &n)) return std::string(p, (size_t)n);
-  PyErr_Clear();
-  return py::cast<std::string>(py::handle(o));
-}
+// Python value (schema document) -> Json. `path` locates o in the document, for errors.
+class ToJson {
+ public:
+  explicit ToJson(uint64_t max_depth) : max_depth_(max_depth) {}
 
-// Python value (schema document) -> Json.
-Json to_json(PyObject* o, uint32_t depth, uint32_t max_depth) {
-  if (depth > max_depth)
-    throw SchemaError("schema nesting exceeds max_schema_depth=" + std::to_string((max_depth - 8) / 2), {});
-  Json j;
-  if (o == Py_None) return j;
-  if (PyBool_Check(o)) {
-    j.t = Json::T::Bool;
-    j.b = o == Py_True;
-  } else if (PyLong_Check(o)) {
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (!overflow) {
-      j.t = Json::T::Int;
-      j.i = v;
-    } else {
-      unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(o) : 0;
-      if (overflow > 0 && !PyErr_Occurred()) {
-        j.t = Json::T::UInt;
-        j.u = u;
-      } else {
-        PyErr_Clear();
-        j.t = Json::T::BigInt;
-        j.s = py::str(py::handle(o));
-      }
-    }
-  } else if (PyFloat_Check(o)) {
-    j.t = Json::T::Float;
-    j.d = PyFloat_AS_DOUBLE(o);
-    if (!std::isfinite(j.d)) throw SchemaError("schema contains a non-finite number", {});
-  } else if (PyUnicode_Check(o)) {
-    j.t = Json::T::String;
-    j.s = utf8(o);
-  } else if (PyList_Check(o) || PyTuple_Check(o)) {
-    j.t = Json::T::Array;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-    PyObject** items = PySequence_Fast_ITEMS(o);
-    j.arr.reserve((size_t)n);
-    for (Py_ssize_t i = 0; i < n; ++i) j.arr.push_back(to_json(items[i], depth + 1, max_depth));
-  } else if (PyDict_Check(o)) {
-    j.t = Json::T::Object;
-    j.obj.reserve((size_t)PyDict_GET_SIZE(o));
-    Py_ssize_t pos = 0;
-    PyObject *k, *v;
-    while (PyDict_Next(o, &pos, &k, &v)) {
-      if (!PyUnicode_Check(k)) throw SchemaError(std::string("schema has a dict key of type '") + Py_TYPE(k)->tp_name + "'", {});
-      j.obj.emplace_back(utf8(k), to_json(v, depth + 1, max_depth));
-    }
-  } else {
-    throw SchemaError(std::string("schema contains a value of type '") + Py_TYPE(o)->tp_name + "'", {});
+  Json operator()(PyObject* o) {
+    path_.clear();
+    return convert(o);
   }
-  return j;
-}
+
+ private:
+  uint64_t max_depth_;
+  std::vector<PathTok> path_;
+
+  [[noreturn]] void fail(const std::string& what) {
+    throw SchemaError("schema " + what + " at '" + pointer(path_) + "'", path_);
+  }
+
+  // The UTF-8 text of a str; one with none (lone surrogates) is not JSON text.
+  std::string utf8(PyObject* o, const char* what) {
+    Py_ssize_t n;
+    if (const char* p = PyUnicode_AsUTF8AndSize(o, &n)) return std::string(p, (size_t)n);
+    PyErr_Clear();
+    fail(std::string("has ") + what + " that is not valid Unicode (lone surrogate)");
+  }
+
+  Json convert(PyObject* o) {
+    if (path_.size() > max_depth_)
+      throw SchemaError("schema nesting exceeds max_schema_depth=" + std::to_string((max_depth_ - 8) / 2), {});
+    Json j;
+    if (o == Py_None) return j;
+    if (PyBool_Check(o)) {
+      j.t = Json::T::Bool;
+      j.b = o == Py_True;
+    } else if (PyLong_Check(o)) {
+      int overflow = 0;
+      long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+      if (!overflow) {
+        j.t = Json::T::Int;
+        j.i = v;
+      } else {
+        unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(o) : 0;
+        if (overflow > 0 && !PyErr_Occurred()) {
+          j.t = Json::T::UInt;
+          j.u = u;
+        } else {
+          PyErr_Clear();
+          j.t = Json::T::BigInt;
+          PyObject* text = PyObject_Str(o);
+          if (!text) {  // beyond sys.get_int_max_str_digits()
+            PyErr_Clear();
+            fail("has an integer with more digits than Python converts to text");
+          }
+          j.s = py::reinterpret_steal<py::str>(text);
+        }
+      }
+    } else if (PyFloat_Check(o)) {
+      j.t = Json::T::Float;
+      j.d = PyFloat_AS_DOUBLE(o);
+      if (!std::isfinite(j.d)) fail("contains a non-finite number");
+    } else if (PyUnicode_Check(o)) {
+      j.t = Json::T::String;
+      j.s = utf8(o, "a string");
+    } else if (PyList_Check(o) || PyTuple_Check(o)) {
+      j.t = Json::T::Array;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      PyObject** items = PySequence_Fast_ITEMS(o);
+      j.arr.reserve((size_t)n);
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        path_.push_back(PathTok::at(i));
+        j.arr.push_back(convert(items[i]));
+        path_.pop_back();
+      }
+    } else if (PyDict_Check(o)) {
+      j.t = Json::T::Object;
+      j.obj.reserve((size_t)PyDict_GET_SIZE(o));
+      Py_ssize_t pos = 0;
+      PyObject *k, *v;
+      while (PyDict_Next(o, &pos, &k, &v)) {
+        if (!PyUnicode_Check(k)) fail(std::string("has a dict key of type '") + Py_TYPE(k)->tp_name + "'");
+        std::string key = utf8(k, "a key");
+        path_.push_back(PathTok::of(key));
+        j.obj.emplace_back(std::move(key), convert(v));
+        path_.pop_back();
+      }
+    } else {
+      fail(std::string("contains a value of type '") + Py_TYPE(o)->tp_name + "'");
+    }
+    return j;
+  }
+};
 
 py::object json_to_py(const Json& j) {
   switch (j.t) {
@@ -189,19 +219,32 @@ class NoGil {
 
 class SchemaValidator {
  public:
-  SchemaValidator(py::handle schema, std::optional<std::string> dialect, bool formats,
+  SchemaValidator(py::handle schema, std::optional<py::str> dialect, bool formats,
                   std::optional<py::dict> registry, std::tuple<uint32_t, uint32_t, uint32_t, uint64_t> limits) {
     Options o;
     o.formats = formats;
     std::tie(o.limits.max_schema_depth, o.limits.max_subschemas, o.limits.max_instance_depth, o.limits.max_steps) = limits;
     guarded([&] {
-      if (dialect && !dialect_from_name(*dialect, o.default_dialect))
-        throw SchemaError("unsupported dialect '" + *dialect + "'", {});
-      uint32_t max_json_depth = 2 * o.limits.max_schema_depth + 8;
-      if (registry) {
-        for (auto [k, v] : *registry) o.registry.emplace_back(py::cast<std::string>(k), to_json(v.ptr(), 0, max_json_depth));
+      if (dialect) {  // a str without UTF-8 text (lone surrogates) names no dialect either
+        Py_ssize_t n;
+        const char* name = PyUnicode_AsUTF8AndSize(dialect->ptr(), &n);
+        if (!name) PyErr_Clear();
+        if (!name || !dialect_from_name({name, (size_t)n}, o.default_dialect))
+          throw SchemaError("unsupported dialect " + py::repr(*dialect).cast<std::string>(), {});
       }
-      program_ = compile(to_json(schema.ptr(), 0, max_json_depth), o);
+      ToJson to_json(2 * uint64_t{o.limits.max_schema_depth} + 8);
+      if (registry) {
+        for (auto [k, v] : *registry) {
+          Py_ssize_t n;
+          const char* uri = PyUnicode_AsUTF8AndSize(k.ptr(), &n);
+          if (!uri) {
+            PyErr_Clear();
+            throw SchemaError("registry URI " + py::repr(k).cast<std::string>() + " is not valid Unicode (lone surrogate)", {});
+          }
+          o.registry.emplace_back(std::string(uri, (size_t)n), to_json(v.ptr()));
+        }
+      }
+      program_ = compile(to_json(schema.ptr()), o);
       return 0;
     });
     for (auto& k : program_->keys) {
@@ -412,7 +455,7 @@ void bind_schema(py::module_& m) {
   // The plain `type` metaclass keeps the class an ordinary type for subclassing and stubs.
   py::class_<SchemaValidator>(m, "SchemaValidator", py::dynamic_attr(), py::metaclass((PyObject*)&PyType_Type),
                               "Compiled JSON Schema; mcp_native.Validator builds on it.")
-      .def(py::init<py::handle, std::optional<std::string>, bool, std::optional<py::dict>,
+      .def(py::init<py::handle, std::optional<py::str>, bool, std::optional<py::dict>,
                     std::tuple<uint32_t, uint32_t, uint32_t, uint64_t>>(),
            py::arg("schema"), py::arg("dialect"), py::arg("formats"), py::arg("registry"), py::arg("limits"))
       .def("_errors", &SchemaValidator::errors, py::arg("instance"))

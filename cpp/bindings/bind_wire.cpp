@@ -35,7 +35,16 @@ PyObject* id_to_py(const rpc::RequestId& id) {
     case rpc::RequestId::Kind::UInt: return PyLong_FromUnsignedLongLong(id.uint_value);
     case rpc::RequestId::Kind::String:
       return PyUnicode_FromStringAndSize(id.string_value.data(), static_cast<Py_ssize_t>(id.string_value.size()));
-    case rpc::RequestId::Kind::Json: return parse_to_py(id.string_value);
+    case rpc::RequestId::Kind::Json: {
+      // The id of an Invalid message as its peer wrote it. One that Python cannot read (an
+      // integer beyond sys.get_int_max_str_digits()) is unknown: None, as feed() never raises.
+      PyObject* v = parse_to_py(id.string_value);
+      if (v == nullptr && PyErr_ExceptionMatches(PyExc_ValueError)) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+      }
+      return v;
+    }
     case rpc::RequestId::Kind::Absent: Py_RETURN_NONE;
   }
   Py_RETURN_NONE;
@@ -220,9 +229,9 @@ class BytesArg {
 
 class PyDecoder {
  public:
-  PyDecoder(long long max_message_bytes, const std::string& protocol_version)
+  PyDecoder(const py::int_& max_message_bytes, const py::str& protocol_version)
       : decoder_(checked_max(max_message_bytes), checked_version(protocol_version)),
-        version_name_(protocol_version) {}
+        version_name_(text_of(protocol_version)) {}
 
   py::list feed(py::handle chunk) {
     if (!g_types.request) throw py::type_error("mcp_native.jsonrpc is not initialised");
@@ -245,14 +254,28 @@ class PyDecoder {
   std::size_t pending_bytes() const { return decoder_.pending_bytes(); }
 
  private:
-  static std::size_t checked_max(long long v) {
-    if (v < 1) throw py::value_error("max_message_bytes must be a positive integer, got " + std::to_string(v));
+  // Taken as Python objects: a conversion by pybind11 would reject an int beyond 64 bits or a
+  // str with a lone surrogate with an "incompatible arguments" TypeError instead of saying why.
+  static std::size_t checked_max(const py::int_& n) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(n.ptr(), &overflow);
+    if (overflow || v < 1) {
+      throw py::value_error("max_message_bytes must be a positive integer below 2**63, got " +
+                            py::repr(n).cast<std::string>());
+    }
     return static_cast<std::size_t>(v);
   }
-  static rpc::ProtocolVersion checked_version(const std::string& name) {
-    auto v = rpc::parse_protocol_version(name);
+  // The UTF-8 text of s; "" (an unsupported name) when it has none (lone surrogates).
+  static std::string text_of(const py::str& s) {
+    Py_ssize_t n;
+    if (const char* p = PyUnicode_AsUTF8AndSize(s.ptr(), &n)) return std::string(p, (size_t)n);
+    PyErr_Clear();
+    return {};
+  }
+  static rpc::ProtocolVersion checked_version(const py::str& name) {
+    auto v = rpc::parse_protocol_version(text_of(name));
     if (!v) {
-      throw py::value_error("protocol_version " + py::repr(py::str(name)).cast<std::string>() +
+      throw py::value_error("protocol_version " + py::repr(name).cast<std::string>() +
                             " is not supported; use one of '2025-06-18', '2025-11-25', '2026-07-28'");
     }
     return *v;
@@ -634,7 +657,7 @@ void bind_wire(py::module_& m) {
   // A plain `type` metaclass keeps the class describable by a stub file (stubtest checks it).
   py::class_<PyDecoder>(m, "JsonRpcDecoder", py::metaclass(reinterpret_cast<PyObject*>(&PyType_Type)),
                         "Incremental newline-delimited JSON-RPC decoder.")
-      .def(py::init<long long, const std::string&>(), py::arg("max_message_bytes"), py::arg("protocol_version"))
+      .def(py::init<const py::int_&, const py::str&>(), py::arg("max_message_bytes"), py::arg("protocol_version"))
       .def("feed", &PyDecoder::feed, py::arg("chunk"))
       .def("close", &PyDecoder::close)
       .def_property_readonly("max_message_bytes", &PyDecoder::max_message_bytes)

@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include "mcp_native/page_reads.hpp"
+
 #include <cstdint>
 
 #include <vector>
@@ -211,7 +213,7 @@ JsonSyntaxError find_json_error(std::string_view doc, int max_depth) noexcept {
 }
 
 bool padding_in_page(std::string_view doc) noexcept {
-  if (doc.empty()) return false;
+  if (doc.empty() || !MCP_NATIVE_PAGE_READS) return false;
   const auto last = reinterpret_cast<std::uintptr_t>(doc.data() + doc.size() - 1);
   return last / 4096 == (last + simdjson::SIMDJSON_PADDING) / 4096;
 }

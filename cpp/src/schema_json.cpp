@@ -10,6 +10,13 @@
 
 namespace mcp_native::schema {
 
+Json::Json() = default;
+Json::Json(const Json&) = default;
+Json::Json(Json&&) noexcept = default;
+Json& Json::operator=(const Json&) = default;
+Json& Json::operator=(Json&&) noexcept = default;
+Json::~Json() = default;
+
 const Json* Json::get(std::string_view key) const {
   for (auto& [k, v] : obj)
     if (k == key) return &v;
@@ -173,7 +180,7 @@ bool dialect_from_name(std::string_view name, Dialect& out) {
 // zeros). Rare by nature: big numbers in schemas or instances, so plain digit loops suffice.
 namespace {
 
-std::string digits_of(unsigned __int128 v) {
+std::string digits_of(uint128 v) {
   std::string s;
   do {
     s += char('0' + (int)(v % 10));
@@ -182,10 +189,10 @@ std::string digits_of(unsigned __int128 v) {
   return {s.rbegin(), s.rend()};
 }
 
-unsigned __int128 magnitude(const Num& n) {
-  if (n.k == Num::I) return n.i < 0 ? (unsigned __int128)(-(n.i + 1)) + 1 : (unsigned __int128)n.i;
+uint128 magnitude(const Num& n) {
+  if (n.k == Num::I) return n.i < 0 ? (uint128)(-(n.i + 1)) + 1 : (uint128)n.i;
   if (n.k == Num::U) return n.u;
-  return n.l < 0 ? (unsigned __int128)(-(n.l + 1)) + 1 : (unsigned __int128)n.l;
+  return n.l < 0 ? (uint128)(-(n.l + 1)) + 1 : (uint128)n.l;
 }
 
 // The exact decimal digits of an integral double's magnitude: mantissa * 2^exp in base 1e9.
@@ -240,12 +247,12 @@ std::string subtract(std::string_view a, std::string_view b) {
 }
 
 // (digits * 10^zeros) mod m, with m < 2^127 (doubling keeps every step below 2^128).
-unsigned __int128 mod_small(std::string_view digits, size_t zeros, unsigned __int128 m) {
-  auto times10 = [m](unsigned __int128 r) {
-    unsigned __int128 r2 = (r + r) % m, r8 = (((r2 + r2) % m) * 2) % m;
+uint128 mod_small(std::string_view digits, size_t zeros, uint128 m) {
+  auto times10 = [m](uint128 r) {
+    uint128 r2 = (r + r) % m, r8 = (((r2 + r2) % m) * 2) % m;
     return (r8 + r2) % m;
   };
-  unsigned __int128 r = 0;
+  uint128 r = 0;
   for (char c : digits) r = (times10(r) + (unsigned)(c - '0')) % m;
   for (size_t i = 0; i < zeros; ++i) r = times10(r);
   return r;
@@ -282,8 +289,8 @@ Exact exact(const Num& n) {
 
 int compare_wide(const Num& a, const Num& b) {
   if (a.k != Num::F && a.k != Num::B && b.k != Num::F && b.k != Num::B) {
-    auto wide = [](const Num& n) { return n.k == Num::I ? n.i : n.k == Num::U ? (__int128)n.u : n.l; };
-    __int128 x = wide(a), y = wide(b);
+    auto wide = [](const Num& n) { return n.k == Num::I ? n.i : n.k == Num::U ? (int128)n.u : n.l; };
+    int128 x = wide(a), y = wide(b);
     return (x > y) - (x < y);
   }
   if (a.k != Num::B && b.k != Num::B) {
@@ -318,7 +325,7 @@ int compare_wide(const Num& a, const Num& b) {
 }
 
 // value = mant * 10^exp, from the shortest decimal representation (integers exactly).
-static bool decimal(const Num& n, unsigned __int128& mant, int& exp) {
+static bool decimal(const Num& n, uint128& mant, int& exp) {
   if (n.k != Num::F) {
     mant = magnitude(n);
     exp = 0;
@@ -326,7 +333,7 @@ static bool decimal(const Num& n, unsigned __int128& mant, int& exp) {
   }
   if (!std::isfinite(n.d)) return false;
   if (std::fabs(n.d) >= 0x1p53 && std::fabs(n.d) < 0x1p127) {  // integral: its exact binary value
-    mant = (unsigned __int128)std::fabs(n.d);
+    mant = (uint128)std::fabs(n.d);
     exp = 0;
     return true;
   }
@@ -349,7 +356,7 @@ static bool is_multiple_big(const Num& x, const Num& m) {
   if (m.k == Num::B)  // |m| > 2^127 > |x| unless x is a B too: then only 0 is a multiple
     return x.k == Num::B ? divisible(x.digits, m.digits) : x.approx() == 0;
   // x is a B; m = b * 10^q.
-  unsigned __int128 b;
+  uint128 b;
   int q;
   if (!decimal(m, b, q) || b == 0) return false;
   std::string_view xd = x.digits;
@@ -376,19 +383,19 @@ bool is_multiple(const Num& x, const Num& m) {
     Num bx = as_big(x, xs), bm = as_big(m, ms);
     if (bx.k == Num::B || bm.k == Num::B) return is_multiple_big(bx, bm);
   }
-  unsigned __int128 a, b;
+  uint128 a, b;
   int p, q;
   if (!decimal(x, a, p) || !decimal(m, b, q) || b == 0) return false;
   if (a == 0) return true;
   if (q > p) {  // x / m = a / (b * 10^(q-p))
     int k = q - p;
     if (k > 20) return false;  // b * 10^k > a, and a != 0
-    unsigned __int128 bb = b;
+    uint128 bb = b;
     for (int i = 0; i < k; ++i) bb *= 10;
     return a % bb == 0;
   }
   // (a * 10^(p-q)) mod b, by modular exponentiation.
-  unsigned __int128 r = a % b, ten = 10 % b;
+  uint128 r = a % b, ten = 10 % b;
   for (int k = p - q; k > 0; k >>= 1) {
     if (k & 1) r = (r * ten) % b;
     ten = (ten * ten) % b;
@@ -412,8 +419,8 @@ Num num_of_decimal(std::string_view text) {
   bool neg = !text.empty() && text[0] == '-';
   std::string_view mag = text.substr(neg);
   mag.remove_prefix(std::min(mag.find_first_not_of('0'), mag.size() - (mag.empty() ? 0 : 1)));
-  unsigned __int128 v = 0;
-  const unsigned __int128 limit = ((unsigned __int128)1 << 127) - 1;
+  uint128 v = 0;
+  const uint128 limit = ((uint128)1 << 127) - 1;
   for (char c : mag) {
     if (v > (limit - (unsigned)(c - '0')) / 10) {
       n.k = Num::B;
@@ -425,7 +432,7 @@ Num num_of_decimal(std::string_view text) {
     v = v * 10 + (unsigned)(c - '0');
   }
   n.k = Num::L;
-  n.l = neg ? -(__int128)v : (__int128)v;
+  n.l = neg ? -(int128)v : (int128)v;
   return n;
 }
 

@@ -152,8 +152,12 @@ TEST(Formats, FormatRelationsOnRandomStrings) {
       ++counts[0];
       ASSERT_TRUE(uri_ref(s) && iri(s)) << s;
     }
-    if (uri_ref(s)) ASSERT_TRUE(iri_ref(s)) << s;
-    if (iri(s)) ASSERT_TRUE(iri_ref(s)) << s;
+    if (uri_ref(s)) {
+      ASSERT_TRUE(iri_ref(s)) << s;
+    }
+    if (iri(s)) {
+      ASSERT_TRUE(iri_ref(s)) << s;
+    }
     if (host(s)) {
       ++counts[1];
       ASSERT_TRUE(idn_host(s)) << s;

@@ -295,6 +295,18 @@ class Tool(_core.ResponseWriter):
             if not isinstance(meta, Mapping) or not all(isinstance(k, str) for k in meta):
                 raise TypeError("meta: expected a dict with str keys")
             d["_meta"] = dict(meta)
+        # A definition that JSON cannot hold (a lone surrogate in the name, a set in _meta)
+        # could never be listed: refuse it here, naming the field, rather than at tools/list.
+        # (The schemas are checked, with their locations, when compiled below.)
+        for field, value in d.items():
+            if field in ("inputSchema", "outputSchema"):
+                continue
+            try:
+                _dumps(value)
+            except TypeError as e:
+                raise TypeError(f"{field}: {e}") from None
+            except ValueError as e:
+                raise ValueError(f"{field}: {e}") from None
 
         self.name = name
         self.protocol_version = version

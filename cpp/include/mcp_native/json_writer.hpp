@@ -9,6 +9,8 @@
 #include <new>
 #include <string_view>
 
+#include "mcp_native/page_reads.hpp"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -100,7 +102,8 @@ class JsonWriter {
   /// Appends bytes as they are (already valid JSON text).
   [[gnu::always_inline]] void append(std::string_view bytes) {
     reserve(bytes.size());
-    std::memcpy(buf_ + len_, bytes.data(), bytes.size());
+    // (An empty view may hold a null pointer, which memcpy must not get even for 0 bytes.)
+    if (!bytes.empty()) std::memcpy(buf_ + len_, bytes.data(), bytes.size());
     len_ += bytes.size();
   }
   /// Appends `null`.
@@ -117,12 +120,15 @@ class JsonWriter {
   /// Appends `utf8` (assumed valid UTF-8) as a quoted JSON string: `"` and `\` are escaped,
   /// control characters below 0x20 become \n \r \t \b \f or \u00XX, all else is copied raw.
   void write_string(std::string_view utf8) {
-#if defined(__SSE2__)
+#if defined(__SSE2__) && MCP_NATIVE_PAGE_READS
     // Inline fast path for short strings that need no escape (most keys and many values): one
     // 16-byte load, which cannot fault if it stays within the page of the text.
     const std::size_t n = utf8.size();
     if (n - 1 < 15 && (reinterpret_cast<std::uintptr_t>(utf8.data()) & 4095) <= 4096 - 16) {  // 1..15 bytes
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"  // GCC sees the load pass a literal's end
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(utf8.data()));
+#pragma GCC diagnostic pop
       const __m128i bad = _mm_or_si128(
           _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
           _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));

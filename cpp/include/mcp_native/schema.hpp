@@ -34,6 +34,15 @@ struct Json {
   std::vector<Json> arr;
   std::vector<std::pair<std::string, Json>> obj;
 
+  // Defined where Json is complete: in the class, clang (with libstdc++'s constexpr vector)
+  // instantiates ~vector<pair<string, Json>> while that pair's Json is still incomplete.
+  Json();
+  Json(const Json&);
+  Json(Json&&) noexcept;
+  Json& operator=(const Json&);
+  Json& operator=(Json&&) noexcept;
+  ~Json();
+
   /// The member `key` of an object, or nullptr.
   const Json* get(std::string_view key) const;
   /// Compact JSON text of this value.
@@ -75,7 +84,7 @@ struct Limits {
   uint32_t max_schema_depth = 256;        ///< nesting depth of a schema document
   uint32_t max_subschemas = 100000;       ///< compiled subschemas per validator
   uint32_t max_instance_depth = 512;      ///< nesting depth of an instance
-  uint64_t max_steps = 50000000;          ///< subschema evaluations per call
+  uint64_t max_steps = 1000000;           ///< subschema evaluations per call
 };
 
 /// The schema cannot be compiled: invalid for its dialect, unknown dialect, unresolvable `$ref`,
@@ -110,6 +119,10 @@ struct Options {
   std::vector<std::pair<std::string, Json>> registry;
 };
 
+/// 128-bit integers (a GCC/Clang extension; `__extension__` keeps -Wpedantic quiet about it).
+__extension__ typedef __int128 int128;
+__extension__ typedef unsigned __int128 uint128;
+
 /// A number of an instance or a schema: exact integers up to 128 bits (I, U, L), doubles (F),
 /// and larger integers (B) kept exactly as their decimal digits.
 struct Num {
@@ -117,7 +130,7 @@ struct Num {
   bool neg = false;  ///< sign of a B
   int64_t i = 0;
   uint64_t u = 0;
-  __int128 l = 0;
+  int128 l = 0;
   double d = 0;  ///< the value of an F; the nearest double of a B
   /// Magnitude of a B, no leading zeros; a view into the text it was read from (the schema
   /// document, or storage the instance view keeps for the call).

@@ -1,0 +1,131 @@
+// JSON syntax checker against simdjson, the JSON writer by round trip, and the text mirror
+// against a plain escape.
+#include <simdjson.h>
+
+#include <cmath>
+
+#include "fuzz_common.hpp"
+#include "mcp_native/json_syntax.hpp"
+#include "mcp_native/json_writer.hpp"
+#include "mcp_native/text_mirror.hpp"
+
+using namespace mcp_native;
+
+namespace {
+
+void write(JsonWriter& w, simdjson::dom::element e) {
+  switch (e.type()) {
+    case simdjson::dom::element_type::ARRAY: {
+      w.put('[');
+      bool first = true;
+      const simdjson::dom::array items = e.get_array().value();  // (not a range-for over a temporary)
+      for (auto x : items) {
+        if (!first) w.put(',');
+        first = false;
+        write(w, x);
+      }
+      w.put(']');
+      break;
+    }
+    case simdjson::dom::element_type::OBJECT: {
+      w.put('{');
+      bool first = true;
+      const simdjson::dom::object members = e.get_object().value();
+      for (auto [k, v] : members) {
+        if (!first) w.put(',');
+        first = false;
+        w.write_string(k);
+        w.put(':');
+        write(w, v);
+      }
+      w.put('}');
+      break;
+    }
+    case simdjson::dom::element_type::INT64: w.write_int(e.get_int64().value()); break;
+    case simdjson::dom::element_type::UINT64: w.write_uint(e.get_uint64().value()); break;
+    case simdjson::dom::element_type::DOUBLE:
+      FUZZ_CHECK(w.write_double(e.get_double().value()), "a finite double was refused");
+      break;
+    case simdjson::dom::element_type::STRING: w.write_string(e.get_string().value()); break;
+    case simdjson::dom::element_type::BOOL: w.write_bool(e.get_bool().value()); break;
+    case simdjson::dom::element_type::NULL_VALUE: w.write_null(); break;
+  }
+}
+
+bool same(simdjson::dom::element a, simdjson::dom::element b) {
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case simdjson::dom::element_type::ARRAY: {
+      const simdjson::dom::array x = a.get_array().value(), y = b.get_array().value();
+      if (x.size() != y.size()) return false;
+      for (auto i = x.begin(), j = y.begin(); i != x.end(); ++i, ++j)
+        if (!same(*i, *j)) return false;
+      return true;
+    }
+    case simdjson::dom::element_type::OBJECT: {
+      const simdjson::dom::object x = a.get_object().value(), y = b.get_object().value();
+      if (x.size() != y.size()) return false;
+      for (auto i = x.begin(), j = y.begin(); i != x.end(); ++i, ++j)
+        if (i.key() != j.key() || !same(i.value(), j.value())) return false;
+      return true;
+    }
+    case simdjson::dom::element_type::INT64: return a.get_int64().value() == b.get_int64().value();
+    case simdjson::dom::element_type::UINT64: return a.get_uint64().value() == b.get_uint64().value();
+    case simdjson::dom::element_type::DOUBLE: return a.get_double().value() == b.get_double().value();
+    case simdjson::dom::element_type::STRING: return a.get_string().value() == b.get_string().value();
+    case simdjson::dom::element_type::BOOL: return a.get_bool().value() == b.get_bool().value();
+    case simdjson::dom::element_type::NULL_VALUE: return true;
+  }
+  return false;
+}
+
+std::string plain_escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view doc(reinterpret_cast<const char*>(data), size);
+  static simdjson::dom::parser parser(1 << 20);
+  simdjson::dom::element root;
+  const simdjson::padded_string padded(doc);
+  const auto err = parser.parse(padded).get(root);
+  const JsonSyntaxError syntax = find_json_error(doc, 1024);
+  if (!err) FUZZ_CHECK(!syntax.found, "simdjson accepts, the checker says '%s' at %zu", syntax.message, syntax.offset);
+  if (err && !syntax.found) {
+    // What the strict checker accepts and simdjson cannot represent: big or huge numbers,
+    // escaped lone surrogates.
+    const bool representable = err != simdjson::NUMBER_ERROR &&
+                               !(err == simdjson::STRING_ERROR && doc.find("\\u") != std::string_view::npos);
+    FUZZ_CHECK(!representable, "the checker accepts, simdjson says %s", simdjson::error_message(err));
+  }
+  if (err) return 0;
+
+  std::string out;
+  {
+    JsonWriter w;
+    write(w, root);
+    const size_t n = w.size();
+    // The mirror of what was written, with each kernel the CPU has.
+    for (auto k : {MirrorKernel::kPortable, MirrorKernel::kSsse3}) {
+      if (!use_mirror_kernel(k)) continue;
+      append_escaped_copy(w, 0, n);
+      const std::string_view all(w.data(), w.size());
+      FUZZ_CHECK(all.substr(n) == plain_escape(all.substr(0, n)), "mirror differs");
+      w.truncate(w.size() - n);
+    }
+    out.assign(w.data(), w.size());
+  }
+  static simdjson::dom::parser again;
+  simdjson::dom::element back;
+  const simdjson::padded_string text(out);
+  FUZZ_CHECK(!again.parse(text).get(back), "written JSON does not parse: %s", out.c_str());
+  FUZZ_CHECK(same(root, back), "round trip differs: %s", out.c_str());
+  return 0;
+}

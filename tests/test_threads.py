@@ -1,0 +1,77 @@
+"""Eight threads share one Validator and one Tool, each with its own Decoder, on valid and
+invalid inputs (texts large enough that the *_json paths release the GIL): every result equals
+the single-threaded one."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from mcp_native import Tool, ValidationError, Validator, dumps, jsonrpc, loads, sse
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "rows": {"type": "array", "items": {"$ref": "#/$defs/row"}},
+        "tag": {"anyOf": [{"type": "string", "pattern": "^[a-z]+$"}, {"type": "null"}]},
+    },
+    "required": ["rows"],
+    "$defs": {"row": {"type": "object", "properties": {"id": {"type": "integer", "minimum": 0}, "name": {"type": "string"}},
+                      "required": ["id"], "additionalProperties": False}},
+}
+
+
+def payload(i: int) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = [{"id": j, "name": "n" * 40} for j in range(200)]  # ~10 KB of JSON
+    if i % 3 == 1:
+        rows[i % 200]["id"] = -1
+    if i % 3 == 2:
+        rows[i % 200]["extra"] = True
+    return {"rows": rows, "tag": None if i % 2 else "abc"}
+
+
+def run(v: Validator, tool: Tool, cases: list[tuple[int, dict[str, Any]]]) -> list[Any]:
+    out: list[Any] = []
+    dec = jsonrpc.Decoder()
+    sdec = sse.Decoder()
+    for i, inst in cases:
+        text = dumps(inst)
+        out.append((v.is_valid(inst), v.is_valid_json(text), [e.instance_path for e in v.iter_errors_json(text)],
+                     [e.keyword for e in v.iter_errors(inst)]))
+        try:
+            out.append(tool.encode_response(i, inst))
+        except ValidationError as e:
+            out.append(e.instance_path)
+        line = jsonrpc.encode_request(i, "tools/call", {"name": "t", "arguments": inst})
+        # The line fed in pieces, then a broken line: the decoder's state is its own.
+        msgs = dec.feed(line[:5000]) + dec.feed(line[5000:] + b'{"jsonrpc":"2.0","id":\n')
+        out.append([type(m).__name__ for m in msgs] + [loads(line)["params"] == msgs[0].params])
+        out.append(sdec.feed(sse.encode_event(text)))
+    return out
+
+
+def test_shared_validator_and_tool_in_eight_threads() -> None:
+    v = Validator(SCHEMA)
+    tool = Tool("t", output_schema=SCHEMA, protocol_version="2025-11-25")
+    cases = [(i, payload(i)) for i in range(16)]
+    expected = run(v, tool, cases)
+    results: dict[int, list[Any]] = {}
+    errors: list[BaseException] = []
+    start = threading.Barrier(8)
+
+    def work(k: int) -> None:
+        try:
+            start.wait()
+            for _ in range(2):
+                results[k] = run(v, tool, cases[k:] + cases[:k])
+                assert results[k] == expected[4 * k:] + expected[:4 * k]
+        except BaseException as e:  # reported below, with its thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(results) == 8
