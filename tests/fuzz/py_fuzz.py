@@ -146,13 +146,19 @@ REFERENCE = {"2020-12": jsonschema.Draft202012Validator, "draft-07": jsonschema.
 NOT_COMPARED = ('"pattern', '"format', "$ref", "$dynamic", "$recursive", "$id", "$schema", '"dependencies"', '"multipleOf"')
 
 
-def fuzz_validator(data: bytes) -> None:
-    # The input is JSON text: [schema, instance, ...] (the corpus holds the official suite's).
+def json_list(data: bytes) -> list[Any] | None:
+    """The input as a JSON list of at least two items, or None."""
     try:
         doc = json.loads(data)
     except (ValueError, RecursionError):
-        return
-    if not isinstance(doc, list) or len(doc) < 2:
+        return None
+    return doc if isinstance(doc, list) and len(doc) >= 2 else None
+
+
+def fuzz_validator(data: bytes) -> None:
+    # The input is JSON text: [schema, instance, ...] (the corpus holds the official suite's).
+    doc = json_list(data)
+    if doc is None:
         return
     schema, instance = doc[0], doc[1]
     dialect = DIALECTS[len(data) % 5]
@@ -232,11 +238,8 @@ VERSIONS = ["2025-06-18", "2025-11-25", "2026-07-28"]
 
 def fuzz_tool(data: bytes) -> None:
     # JSON text: [definition, structured]
-    try:
-        doc = json.loads(data)
-    except (ValueError, RecursionError):
-        return
-    if not isinstance(doc, list) or len(doc) < 2:
+    doc = json_list(data)
+    if doc is None:
         return
     version = VERSIONS[len(data) % 3]
     try:
