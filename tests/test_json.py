@@ -392,8 +392,8 @@ def test_dumps_circular():
 
 
 def test_dumps_bad_arguments():
-    with pytest.raises(TypeError, match="unexpected keyword argument 'indent'"):
-        dumps(1, indent=2)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'separators'"):
+        dumps(1, separators=(",", ":"))
     with pytest.raises(TypeError, match="missing required argument"):
         dumps()
     with pytest.raises(TypeError, match="takes 1 positional argument"):

@@ -6,10 +6,13 @@ import json
 import math
 import struct
 
+import pydantic_core
+import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from mcp_native import JSONDecodeError, dumps, loads
+from mcp_native._core import pydantic_json_text
 
 
 def ref_dumps(obj, **kw):
@@ -103,6 +106,35 @@ def test_dumps_sorted_matches_stdlib(obj):
     assert ours[0] == ref[0], (ours, ref)
     if ours[0] == "ok":
         assert ours[1] == ref[1]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(any_values, st.sampled_from([0, 1, 2, 4]), st.booleans())
+@example({"a": [], "b": {}, "c": [{}]}, 2, False)
+@example([1e-05, -2.5e-05, 1e-07, 1e16], 2, False)
+def test_dumps_indent_matches_stdlib(obj, indent, sort_keys):
+    ours = outcome(lambda: dumps(obj, indent=indent, sort_keys=sort_keys))
+    ref = outcome(lambda: json.dumps(obj, indent=indent, sort_keys=sort_keys, ensure_ascii=False, allow_nan=False).encode())
+    assert ours[0] == ref[0], (ours, ref)
+    if ours[0] == "ok":
+        assert ours[1] == ref[1]
+
+
+# pydantic-core's text for the JSON-native values it and dumps both take (str keys, no NaN).
+@settings(max_examples=1000, deadline=None)
+@given(json_like(valid_text, finite_floats, valid_text), st.sampled_from([None, 0, 2, 3]))
+@example([1e-05, -2.5e-05, 1.5e-05, 9.999e-05, 1e-04, 1e-07, -1.2345e-300, 1e16, 1.5e300, 0.0, -0.0], 2)
+@example({"a": [], "b": {}, "c": "é\u2028\"\\\x00\x1f\x7f"}, 2)
+def test_pydantic_json_text_matches_pydantic(obj, indent):
+    assert pydantic_json_text(obj, indent) == pydantic_core.to_json(obj, indent=indent).decode()
+
+
+@pytest.mark.parametrize("indent", ["2", 2.0, True, -1, 65, 2**70])
+def test_dumps_indent_rejects(indent):
+    with pytest.raises(TypeError if isinstance(indent, (str, float, bool)) else ValueError, match="indent"):
+        dumps({"a": 1}, indent=indent)
+    with pytest.raises(TypeError if isinstance(indent, (str, float, bool)) else ValueError, match="indent"):
+        pydantic_json_text({"a": 1}, indent)
 
 
 @settings(max_examples=1500, deadline=None)

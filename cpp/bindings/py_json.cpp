@@ -12,6 +12,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "mcp_native/json_indent.hpp"
 #include "mcp_native/json_syntax.hpp"
 #include "mcp_native/json_tape.hpp"
 #include "py_dumper.hpp"
@@ -530,10 +531,44 @@ void too_many_values(const char* fn, const char* arg) {
 
 }  // namespace
 
+namespace {
+
+// `indent=`: None (-1: compact), or an int from 0 to kMaxIndent. False with the exception set.
+bool parse_indent(PyObject* v, int& indent) {
+  if (v == Py_None) {
+    indent = -1;
+    return true;
+  }
+  if (!PyLong_Check(v) || PyBool_Check(v)) {
+    PyErr_Format(PyExc_TypeError, "indent must be None or an int, not %.100s", Py_TYPE(v)->tp_name);
+    return false;
+  }
+  const long n = PyLong_AsLong(v);
+  if (n == -1 && PyErr_Occurred()) PyErr_Clear();
+  if (n < 0 || n > static_cast<long>(kMaxIndent)) {
+    PyErr_Format(PyExc_ValueError, "indent must be from 0 to %u, not %R", kMaxIndent, v);
+    return false;
+  }
+  indent = static_cast<int>(n);
+  return true;
+}
+
+// Writes obj compactly into a scratch writer, then lays it out into `w` (indent < 0: compact).
+bool dump_indented(JsonWriter& w, PyObject* obj, PyObject* default_fn, bool sort_keys, int indent,
+                   FloatSpelling floats) {
+  JsonWriter compact;
+  if (!dump_py(compact, obj, default_fn, sort_keys)) return false;
+  append_indented(w, compact.view(), indent < 0 ? std::nullopt : std::optional<unsigned>(indent), floats);
+  return true;
+}
+
+}  // namespace
+
 PyObject* py_dumps(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   PyObject* obj = nargs >= 1 ? args[0] : nullptr;
   PyObject* default_fn = nullptr;
   bool sort_keys = false;
+  int indent = -1;
   if (nargs > 1) return too_many_positional("dumps", nargs), nullptr;
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t i = 0; i < nkw; ++i) {
@@ -545,6 +580,8 @@ PyObject* py_dumps(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
       const int b = PyObject_IsTrue(v);
       if (b < 0) return nullptr;
       sort_keys = b;
+    } else if (kwarg_is(name, "indent")) {
+      if (!parse_indent(v, indent)) return nullptr;
     } else if (kwarg_is(name, "obj")) {
       if (obj != nullptr) return too_many_values("dumps", "obj"), nullptr;
       obj = v;
@@ -558,7 +595,28 @@ PyObject* py_dumps(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
     return nullptr;
   }
 
-  return write_bytes([&](JsonWriter& w) { return dump_py(w, obj, default_fn, sort_keys); });
+  if (indent < 0) return write_bytes([&](JsonWriter& w) { return dump_py(w, obj, default_fn, sort_keys); });
+  return write_bytes([&](JsonWriter& w) {
+    return dump_indented(w, obj, default_fn, sort_keys, indent, FloatSpelling::kRepr);
+  });
+}
+
+PyObject* py_pydantic_json_text(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 2) {
+    PyErr_Format(PyExc_TypeError, "pydantic_json_text() takes 2 arguments (%zd given)", nargs);
+    return nullptr;
+  }
+  int indent;
+  if (!parse_indent(args[1], indent)) return nullptr;
+  JsonWriter w;
+  try {
+    if (!dump_indented(w, args[0], nullptr, false, indent, FloatSpelling::kPydantic)) {
+      return nullptr;
+    }
+  } catch (const std::bad_alloc&) {
+    return PyErr_NoMemory();
+  }
+  return PyUnicode_DecodeUTF8(w.data(), static_cast<Py_ssize_t>(w.size()), "strict");
 }
 
 PyObject* py_loads(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {

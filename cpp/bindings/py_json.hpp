@@ -101,5 +101,8 @@ PyObject* write_bytes(Write&& write) {
 /// mcp_native.dumps and mcp_native.loads, as METH_FASTCALL | METH_KEYWORDS functions.
 PyObject* py_dumps(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 PyObject* py_loads(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+/// The text pydantic_core.to_json(obj, indent=indent).decode() gives for JSON-native `obj` (as
+/// dumps() takes it; indent None or 0..kMaxIndent): MCPServer's text mirror. METH_FASTCALL.
+PyObject* py_pydantic_json_text(PyObject* self, PyObject* const* args, Py_ssize_t nargs);
 
 }  // namespace mcp_native::bindings

@@ -6,12 +6,14 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "mcp_native/json_indent.hpp"
 #include "mcp_native/json_syntax.hpp"
 #include "mcp_native/json_writer.hpp"
 
@@ -366,4 +368,32 @@ TEST(JsonWriterString, DenseEscapesMatchAByteByByteReference) {
     w.write_string(in);
     ASSERT_EQ(w.view().substr(1), expected) << round;
   }
+}
+
+namespace {
+
+std::string laid_out(std::string_view compact, std::optional<unsigned> indent, mcp_native::FloatSpelling floats) {
+  JsonWriter w;
+  mcp_native::append_indented(w, compact, indent, floats);
+  return std::string(w.view());
+}
+
+}  // namespace
+
+TEST(JsonIndent, LaysOutLikeJsonDumpsIndent) {
+  using mcp_native::FloatSpelling;
+  EXPECT_EQ(laid_out(R"({"a":[1,{"b":[]},{}],"c":"x,y:{[\"]}\\"})", 2, FloatSpelling::kRepr),
+            "{\n  \"a\": [\n    1,\n    {\n      \"b\": []\n    },\n    {}\n  ],\n  \"c\": \"x,y:{[\\\"]}\\\\\"\n}");
+  EXPECT_EQ(laid_out("[true,false,null]", 0, FloatSpelling::kRepr), "[\ntrue,\nfalse,\nnull\n]");
+  EXPECT_EQ(laid_out("[]", 4, FloatSpelling::kRepr), "[]");
+  EXPECT_EQ(laid_out(R"({"e":1e-05})", std::nullopt, FloatSpelling::kRepr), R"({"e":1e-05})");
+}
+
+TEST(JsonIndent, SpellsFloatsLikePydantic) {
+  using mcp_native::FloatSpelling;
+  // Exponent -5 as a plain decimal, other negative exponents unpadded, positive ones as repr.
+  EXPECT_EQ(laid_out(R"([1e-05,-2.5e-05,1.5e-07,-1e-300,1e+16,0.0001,2.5,"1e-05"])", std::nullopt,
+                     FloatSpelling::kPydantic),
+            R"([0.00001,-0.000025,1.5e-7,-1e-300,1e+16,0.0001,2.5,"1e-05"])");
+  EXPECT_EQ(laid_out(R"({"k":9.5e-05})", 1, FloatSpelling::kPydantic), "{\n \"k\": 0.000095\n}");
 }

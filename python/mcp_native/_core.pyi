@@ -6,19 +6,30 @@ from typing import Any
 
 from typing_extensions import disjoint_base
 
-def dumps(obj: Any, *, default: Callable[[Any], Any] | None = None, sort_keys: bool = False) -> bytes:
+def dumps(
+    obj: Any, *, default: Callable[[Any], Any] | None = None, sort_keys: bool = False, indent: int | None = None
+) -> bytes:
     """Serialize ``obj`` to compact JSON as UTF-8 bytes.
 
     The output is byte-identical to
     ``json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()``
     for dict, list, tuple, str, int, float, bool and None (and their subclasses). Values of
     other types are passed to ``default``, whose result is serialized instead; without it they
-    raise ``TypeError``. ``sort_keys`` orders dict keys by code point.
+    raise ``TypeError``. ``sort_keys`` orders dict keys by code point. ``indent=N`` (0 to 64)
+    lays the text out as ``json.dumps(obj, indent=N, ensure_ascii=False, allow_nan=False)``
+    does: one member or element per line, ``": "`` after keys, empty containers kept as ``[]``
+    and ``{}``.
 
     Raises ``ValueError`` for NaN/Infinity, circular references and nesting deeper than 1024,
     ``TypeError`` for unsupported types and dict keys, ``UnicodeEncodeError`` for lone
     surrogates.
     """
+
+def pydantic_json_text(obj: Any, indent: int | None, /) -> str:
+    """The text ``pydantic_core.to_json(obj, indent=indent).decode()`` returns for JSON-native
+    ``obj`` (what ``dumps`` takes without ``default``): the layout of ``dumps(obj, indent=...)``
+    with floats spelled as pydantic-core writes them (``1e-7``, ``0.000025``). The
+    adapters write MCPServer's text mirror with it. Raises as ``dumps`` does."""
 
 def loads(data: bytes | bytearray | memoryview | str) -> Any:
     """Parse a JSON document into Python objects, with the same result as ``json.loads``.
