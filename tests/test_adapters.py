@@ -67,6 +67,8 @@ def _targets() -> list[Any]:
     import fastmcp.tools.base
 
     import mcp
+    import mcp.server.mcpserver.utilities.func_metadata
+    import mcp.server.runner
 
     return [
         mcp.server.stdio.stdio_server,
@@ -74,6 +76,8 @@ def _targets() -> list[Any]:
         fastmcp.server.mixins.transport.stdio_server,
         mcp.client.session.ClientSession.validate_tool_result,
         fastmcp.tools.base.Tool.convert_result,
+        mcp.server.mcpserver.utilities.func_metadata.FuncMetadata.convert_result,
+        mcp.server.runner.ServerRunner._serialize,
     ]
 
 
@@ -312,7 +316,7 @@ import sys
 from mcp_native import adapters
 report = adapters.install()
 assert "mcp" not in sys.modules and "fastmcp" not in sys.modules, sorted(m for m in sys.modules if "mcp" in m)
-assert report.patched == [] and len(report.waiting) == 14
+assert report.patched == [] and len(report.waiting) == 16
 import mcp.server.stdio, mcp.client.session
 from mcp_native.adapters import stdio, mcp_client
 assert mcp.server.stdio.stdio_server is stdio.stdio_server and mcp.stdio_server is stdio.stdio_server

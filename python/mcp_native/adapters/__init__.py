@@ -15,8 +15,10 @@ that each holds the function it expects; on any other version it patches nothing
   HTTP server paths write responses natively and answer a malformed envelope with ``-32600``;
 - ``client``: ``ClientSession.validate_tool_result`` validates ``structuredContent`` with the
   tool's output schema compiled once natively;
-- ``server``: fastmcp tools validate their ``structuredContent`` against their output schema
-  before it is sent (fastmcp does not).
+- ``server``: MCPServer writes the text mirror of a tool's dict result natively from its
+  ``structuredContent``, and the server runner sends such a result without validating and
+  dumping it again (see ``adapters.mcp_server``); fastmcp tools validate their
+  ``structuredContent`` against their output schema before it is sent (fastmcp does not).
 
 ``output_validation`` ("error", "warn" or "off") decides what the client and fastmcp's server
 do with a result that violates its output schema.
@@ -154,6 +156,22 @@ def _plan(versions: dict[str, str], server: bool, client: bool, transport: bool,
         patches.append(Patch("mcp.client.session", "ClientSession.validate_tool_result",
                              "mcp_native.adapters.mcp_client:validate_tool_result",
                              "ClientSession.validate_tool_result: native output-schema validation", on_apply=client_applied))
+    if server:
+        def mcp_server_applied(name: str) -> Callable[[Any], None]:
+            def keep(original: Any) -> None:
+                from . import mcp_server
+
+                setattr(mcp_server, name, original)
+
+            return keep
+
+        patches.append(Patch("mcp.server.mcpserver.utilities.func_metadata", "FuncMetadata.convert_result",
+                             "mcp_native.adapters.mcp_server:convert_result",
+                             "MCPServer tool results: the text mirror written natively from structuredContent",
+                             on_apply=mcp_server_applied("stock_convert_result")))
+        patches.append(Patch("mcp.server.runner", "ServerRunner._serialize", "mcp_native.adapters.mcp_server:serialize",
+                             "server runner: those results sent without a second validation and dump",
+                             on_apply=mcp_server_applied("stock_serialize")))
     if server and "fastmcp" in versions:
         def fastmcp_applied(original: Any) -> None:
             from . import fastmcp_server

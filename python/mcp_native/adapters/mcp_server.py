@@ -1,0 +1,90 @@
+"""MCPServer's tool results, written once (``mcp`` 2.x).
+
+Stock MCPServer validates a tool's return value against its output model and dumps it
+(``structuredContent``), pretty-prints the raw return value with pydantic-core for the text
+mirror, and then the server runner validates and dumps the whole ``CallToolResult`` twice more
+(a model dump, then the protocol version's surface model) before the transport writes it.
+
+Here, for a tool with an output schema that returns a dict:
+
+- the output model validates and dumps the value as stock does (same coercions, same errors);
+- the mirror is ``structuredContent`` (its ``result`` member for a wrapped output) written by
+  :func:`mcp_native._core.pydantic_json_text` (pydantic-core's indented layout and float
+  spelling), so the mirror shows what ``structuredContent`` holds;
+- the runner sends such a result, unchanged since, as the dict its surface dump would give,
+  without validating and dumping it again.
+
+Anything else (other return types, results built or changed elsewhere, values JSON cannot hold,
+cache hints) takes the stock path.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from mcp.types import CallToolResult, TextContent
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel
+
+from .._core import pydantic_json_text
+
+stock_convert_result: Callable[[Any, Any], Any] | None = None  # set by install()
+stock_serialize: Callable[..., dict[str, Any]] | None = None  # set by install()
+
+# id(result) -> weak reference to the CallToolResult convert_result built, while it lives: the
+# proof that its structuredContent is the JSON-native dump of a validated value.
+_built: dict[int, weakref.ref[CallToolResult]] = {}
+_FIELDS = frozenset({"content", "structured_content"})
+
+
+def _forget(key: int) -> Callable[[Any], None]:
+    return lambda _ref: _built.pop(key, None)
+
+
+def convert_result(self: Any, result: Any) -> Any:
+    """``FuncMetadata.convert_result`` with the text mirror written natively."""
+    assert stock_convert_result is not None
+    output_model = self.output_model if self.output_schema is not None else None
+    if type(result) is not dict or output_model is None:
+        return stock_convert_result(self, result)
+    adapter = self._output_adapter(output_model)
+    validated = adapter.validate_python({"result": result} if self.wrap_output else result, by_alias=True, by_name=True)
+    if isinstance(validated, BaseModel):
+        structured = validated.model_dump(mode="json", by_alias=True)
+    else:
+        structured = adapter.dump_python(validated, mode="json", by_alias=True)
+    try:
+        text = pydantic_json_text(structured["result"] if self.wrap_output else structured, 2)
+    except (ValueError, TypeError):  # not JSON-native (NaN, say): pydantic's own text
+        return stock_convert_result(self, result)
+    built = CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+    key = id(built)
+    _built[key] = weakref.ref(built, _forget(key))
+    return built
+
+
+def _wire(result: Any) -> dict[str, Any] | None:
+    """The surface dump of a result convert_result built, if it is still as built."""
+    ref = _built.get(id(result))
+    if ref is None or ref() is not result or result.model_fields_set != _FIELDS:
+        return None
+    content, structured = result.content, result.structured_content
+    if len(content) != 1 or type(structured) is not dict or result.is_error or result.meta is not None:
+        return None
+    block = content[0]
+    if type(block) is not TextContent or block.annotations is not None or block.meta is not None:
+        return None
+    return {"content": [{"text": block.text, "type": "text"}], "isError": False, "structuredContent": structured}
+
+
+def serialize(self: Any, method: str, version: str, result: Any) -> dict[str, Any]:
+    """``ServerRunner._serialize``: a result convert_result built goes out as is."""
+    assert stock_serialize is not None
+    if method == "tools/call" and self.server.cache_hints.get(method) is None and (wire := _wire(result)) is not None:
+        if version in MODERN_PROTOCOL_VERSIONS:
+            wire = {"content": wire["content"], "isError": False, "resultType": "complete",
+                    "structuredContent": wire["structuredContent"]}
+        return self._stamp_server_info(version, wire)
+    return stock_serialize(self, method, version, result)

@@ -1,0 +1,208 @@
+"""MCPServer's tool results on the adapters, in process: the same ``structuredContent``, the
+text mirror pydantic-core would write for it, and the same wire dict from the server runner for
+every protocol version, stock and adapted."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+import pydantic_core  # noqa: E402
+from mcp.server.mcpserver import MCPServer  # noqa: E402
+from mcp.server.runner import ServerRunner  # noqa: E402
+from mcp.types import CallToolResult, TextContent  # noqa: E402
+from mcp_types.methods import SERVER_RESULTS  # noqa: E402
+from pydantic import BaseModel  # noqa: E402
+from typing_extensions import TypedDict  # noqa: E402
+
+from mcp_native import adapters  # noqa: E402
+from mcp_native.adapters import mcp_server  # noqa: E402
+
+pytestmark = pytest.mark.anyio
+VERSIONS = sorted(v for m, v in SERVER_RESULTS if m == "tools/call")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _restore() -> Iterator[None]:
+    yield
+    adapters.uninstall()
+
+
+class Point(TypedDict):
+    x: float
+    label: str
+
+
+class Shape(BaseModel):
+    name: str
+    points: list[Point]
+
+
+def weather(city: str) -> Point:
+    return {"x": 22.5, "label": city}
+
+
+def records(n: int) -> dict[str, list[dict[str, Any]]]:
+    return {"rows": [{"id": i, "score": i * 1.37 % 100, "tags": ["a"] * (i % 3), "none": None} for i in range(n)]}
+
+
+def tiny_floats() -> dict[str, float]:  # exponents pydantic-core spells its own way
+    return {"a": 1e-05, "b": -2.5e-07, "c": 1e16, "d": 0.1}
+
+
+def coerced() -> Point:  # an int where the model wants a float, and a key it does not have
+    return {"x": 1, "label": "é\n\"", "extra": True}  # type: ignore[typeddict-unknown-key]
+
+
+def shape() -> Shape:  # a model, not a dict: the stock path
+    return Shape(name="s", points=[{"x": 1.0, "label": "a"}])
+
+
+def shape_as_dict() -> Shape:
+    return {"name": "s", "points": [{"x": 1.5, "label": "a"}]}  # type: ignore[return-value]
+
+
+def not_json() -> dict[str, float]:
+    return {"a": math.nan}
+
+
+def listing() -> list[int]:  # wrapped output, not a dict: the stock path
+    return [1, 2]
+
+
+def mapping() -> dict[str, int]:
+    return {"b": 2, "a": 1}
+
+
+def plain(x: int) -> str:  # no output schema
+    return str(x)
+
+
+TOOLS: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
+    "weather": (weather, {"city": "Zürich"}),
+    "records": (records, {"n": 50}),
+    "tiny_floats": (tiny_floats, {}),
+    "coerced": (coerced, {}),
+    "shape": (shape, {}),
+    "shape_as_dict": (shape_as_dict, {}),
+    "not_json": (not_json, {}),
+    "listing": (listing, {}),
+    "mapping": (mapping, {}),
+    "plain": (plain, {"x": 3}),
+}
+NATIVE = {"weather", "records", "tiny_floats", "coerced", "shape_as_dict", "mapping"}
+
+
+def server() -> MCPServer:
+    app = MCPServer("t")
+    for fn, _ in TOOLS.values():
+        app.tool()(fn)
+    return app
+
+
+async def call(name: str) -> CallToolResult:
+    fn, args = TOOLS[name]
+    result = await server().call_tool(fn.__name__, args)
+    assert isinstance(result, CallToolResult)
+    return result
+
+
+def runner() -> Any:
+    """What ServerRunner._serialize reads of its runner."""
+    fake = SimpleNamespace(server=SimpleNamespace(cache_hints={}, server_info_stamp={"name": "t", "version": "1"}))
+    fake._stamp_server_info = lambda version, result: ServerRunner._stamp_server_info(fake, version, result)  # type: ignore[arg-type]
+    return fake
+
+
+def stock_wire(result: CallToolResult, version: str) -> str:
+    serialize = mcp_server.stock_serialize or ServerRunner._serialize
+    return json.dumps(serialize(runner(), "tools/call", version, result))  # key order included
+
+
+@pytest.mark.parametrize("name", list(TOOLS))
+async def test_results_are_stock_but_the_mirror_follows_structured_content(name: str) -> None:
+    stock = await call(name)
+    adapters.install(strict=True)
+    adapted = await call(name)
+    assert adapted.structured_content == stock.structured_content
+    assert json.dumps(adapted.structured_content) == json.dumps(stock.structured_content)
+    assert adapted.model_fields_set == stock.model_fields_set
+    texts = [c.text for c in adapted.content if isinstance(c, TextContent)]
+    if name in NATIVE:
+        assert mcp_server._wire(adapted) is not None
+        sc = adapted.structured_content
+        assert texts == [pydantic_core.to_json(sc, indent=2).decode()]
+        if name != "coerced":  # the mirror stock writes from the raw value is the same text
+            assert adapted.content == stock.content
+    else:
+        assert mcp_server._wire(adapted) is None
+        assert adapted.content == stock.content
+
+
+async def test_the_coerced_mirror_shows_structured_content() -> None:
+    adapters.install(strict=True)
+    (block,) = (await call("coerced")).content
+    assert isinstance(block, TextContent)
+    assert json.loads(block.text) == {"x": 1.0, "label": 'é\n"'}
+    assert '"x": 1.0' in block.text  # stock's mirror says 1 and shows "extra"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("name", sorted(NATIVE))
+async def test_the_runner_sends_what_stock_would(name: str, version: str) -> None:
+    adapters.install(strict=True)
+    result = await call(name)
+    import mcp.server.runner
+
+    ours = mcp.server.runner.ServerRunner._serialize(runner(), "tools/call", version, result)  # type: ignore[arg-type]
+    assert json.dumps(ours) == stock_wire(result, version)
+
+
+async def test_a_changed_result_takes_the_stock_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    adapters.install(strict=True)
+    import mcp.server.runner
+
+    serialize = mcp.server.runner.ServerRunner._serialize
+    changes: list[Callable[[CallToolResult], Any]] = [
+        lambda r: setattr(r, "is_error", True),
+        lambda r: r.content.append(TextContent(type="text", text="more")),
+        lambda r: r.content.__setitem__(0, TextContent(type="text", text="x", _meta={"k": 1})),
+        lambda r: setattr(r, "structured_content", None),
+    ]
+    for change in changes:
+        result = await call("weather")
+        change(result)
+        assert mcp_server._wire(result) is None
+        assert json.dumps(serialize(runner(), "tools/call", "2025-11-25", result)) == stock_wire(result, "2025-11-25")
+    # A result built anywhere else, even of the same shape, is not trusted.
+    other = CallToolResult(content=[TextContent(type="text", text="{}")], structured_content={"a": 1})
+    assert mcp_server._wire(other) is None
+    # Cache hints stay with the stock path.
+    hinted = runner()
+    hinted.server.cache_hints = {"tools/call": SimpleNamespace(ttl_ms=5, scope="private")}
+    calls = []
+    monkeypatch.setattr(mcp_server, "stock_serialize", lambda *a: calls.append(a) or {})
+    serialize(hinted, "tools/call", "2025-11-25", await call("weather"))
+    assert len(calls) == 1
+
+
+async def test_the_mark_goes_with_the_result() -> None:
+    adapters.install(strict=True)
+    for _ in range(100):
+        await call("weather")
+    import gc
+
+    gc.collect()
+    assert len(mcp_server._built) == 0
