@@ -33,14 +33,20 @@ from .._core import pydantic_json_text
 stock_convert_result: Callable[[Any, Any], Any] | None = None  # set by install()
 stock_serialize: Callable[..., dict[str, Any]] | None = None  # set by install()
 
-# id(result) -> weak reference to the CallToolResult convert_result built, while it lives: the
-# proof that its structuredContent is the JSON-native dump of a validated value.
-_built: dict[int, weakref.ref[CallToolResult]] = {}
+# id(block) -> (weak reference to the block, the members of the structuredContent it mirrors), for
+# the text blocks this package wrote, while they live: the proof that a result they go out in
+# holds a JSON-native structuredContent (the JSON dump of a validated value), if its members are
+# still those objects.
+_proven: dict[int, tuple[weakref.ref[TextContent], tuple[tuple[str, Any], ...]]] = {}
 _FIELDS = frozenset({"content", "structured_content"})
 
 
-def _forget(key: int) -> Callable[[Any], None]:
-    return lambda _ref: _built.pop(key, None)
+def mirror(text: str, structured: dict[str, Any]) -> TextContent:
+    """The text block of ``structured``, marked for :func:`serialize`."""
+    block = TextContent(type="text", text=text)
+    key = id(block)
+    _proven[key] = (weakref.ref(block, lambda _ref: _proven.pop(key, None)), tuple(structured.items()))
+    return block
 
 
 def convert_result(self: Any, result: Any) -> Any:
@@ -59,28 +65,28 @@ def convert_result(self: Any, result: Any) -> Any:
         text = pydantic_json_text(structured["result"] if self.wrap_output else structured, 2)
     except (ValueError, TypeError):  # not JSON-native (NaN, say): pydantic's own text
         return stock_convert_result(self, result)
-    built = CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
-    key = id(built)
-    _built[key] = weakref.ref(built, _forget(key))
-    return built
+    return CallToolResult(content=[mirror(text, structured)], structured_content=structured)
 
 
 def _wire(result: Any) -> dict[str, Any] | None:
-    """The surface dump of a result convert_result built, if it is still as built."""
-    ref = _built.get(id(result))
-    if ref is None or ref() is not result or result.model_fields_set != _FIELDS:
+    """The surface dump of a result whose only block is a marked mirror of its structuredContent
+    (whose members must be the very objects marked: the models may copy the dict itself)."""
+    if type(result) is not CallToolResult or result.model_fields_set != _FIELDS or len(result.content) != 1:
         return None
-    content, structured = result.content, result.structured_content
-    if len(content) != 1 or type(structured) is not dict or result.is_error or result.meta is not None:
+    block = result.content[0]
+    proven = _proven.get(id(block))
+    if proven is None or proven[0]() is not block or block.annotations is not None or block.meta is not None:
         return None
-    block = content[0]
-    if type(block) is not TextContent or block.annotations is not None or block.meta is not None:
+    structured, marked = result.structured_content, proven[1]
+    if type(structured) is not dict or len(structured) != len(marked) or result.is_error or result.meta is not None:
+        return None
+    if any(structured.get(k, structured) is not v for k, v in marked):
         return None
     return {"content": [{"text": block.text, "type": "text"}], "isError": False, "structuredContent": structured}
 
 
 def serialize(self: Any, method: str, version: str, result: Any) -> dict[str, Any]:
-    """``ServerRunner._serialize``: a result convert_result built goes out as is."""
+    """``ServerRunner._serialize``: a result proven by its marked mirror goes out as is."""
     assert stock_serialize is not None
     if method == "tools/call" and self.server.cache_hints.get(method) is None and (wire := _wire(result)) is not None:
         if version in MODERN_PROTOCOL_VERSIONS:

@@ -1,6 +1,6 @@
-"""MCPServer's tool results on the adapters, in process: the same ``structuredContent``, the
-text mirror pydantic-core would write for it, and the same wire dict from the server runner for
-every protocol version, stock and adapted."""
+"""Tool results on the adapters, in process, MCPServer and fastmcp: the same ``structuredContent``,
+the text mirror pydantic-core would write for it, and the same wire dict from the server runner
+for every protocol version, stock and adapted."""
 
 from __future__ import annotations
 
@@ -13,8 +13,12 @@ from typing import Any
 import pytest
 
 pytest.importorskip("mcp")
+pytest.importorskip("fastmcp")
 
 import pydantic_core  # noqa: E402
+from fastmcp import FastMCP  # noqa: E402
+from fastmcp.tools.base import ToolResult  # noqa: E402
+from fastmcp.server.mixins.mcp_operations import _normalize_call_tool_result  # noqa: E402
 from mcp.server.mcpserver import MCPServer  # noqa: E402
 from mcp.server.runner import ServerRunner  # noqa: E402
 from mcp.types import CallToolResult, TextContent  # noqa: E402
@@ -180,6 +184,8 @@ async def test_a_changed_result_takes_the_stock_path(monkeypatch: pytest.MonkeyP
         lambda r: r.content.append(TextContent(type="text", text="more")),
         lambda r: r.content.__setitem__(0, TextContent(type="text", text="x", _meta={"k": 1})),
         lambda r: setattr(r, "structured_content", None),
+        lambda r: r.structured_content.__setitem__("x", 5),
+        lambda r: r.structured_content.__setitem__("more", 5),
     ]
     for change in changes:
         result = await call("weather")
@@ -205,4 +211,36 @@ async def test_the_mark_goes_with_the_result() -> None:
     import gc
 
     gc.collect()
-    assert len(mcp_server._built) == 0
+    assert len(mcp_server._proven) == 0
+
+
+# -- fastmcp ----------------------------------------------------------------------------------
+
+FASTMCP_NATIVE = {"weather", "records", "tiny_floats", "coerced", "shape_as_dict", "mapping"}
+
+
+async def fastmcp_call(name: str) -> ToolResult:
+    fn, args = TOOLS[name]
+    app = FastMCP("t")
+    app.tool(fn)
+    tool = await app.get_tool(fn.__name__)
+    return tool.convert_result(fn(**args))
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")  # shape_as_dict: stock warns too
+@pytest.mark.parametrize("name", list(TOOLS))
+async def test_fastmcp_results_are_stock(name: str) -> None:
+    stock = await fastmcp_call(name)
+    adapters.install(strict=True, output_validation="off")
+    adapted = await fastmcp_call(name)
+    assert adapted.content == stock.content
+    assert json.dumps(adapted.structured_content) == json.dumps(stock.structured_content)
+    assert (adapted.meta, adapted.is_error, adapted.model_fields_set) == (stock.meta, stock.is_error, stock.model_fields_set)
+    wire = mcp_server._wire(_normalize_call_tool_result(adapted.to_mcp_result()))
+    assert (wire is not None) == (name in FASTMCP_NATIVE)
+    import mcp.server.runner
+
+    for version in VERSIONS:
+        ours = _normalize_call_tool_result(adapted.to_mcp_result())
+        got = mcp.server.runner.ServerRunner._serialize(runner(), "tools/call", version, ours)  # type: ignore[arg-type]
+        assert json.dumps(got) == stock_wire(_normalize_call_tool_result(stock.to_mcp_result()), version)
