@@ -60,6 +60,7 @@ ENTRY_POINTS: dict[str, Callable[[], Any]] = {
     "dumps default": lambda: dumps([GOOD, Opaque()], default=lambda o: "opaque"),
     "dumps raising default": lambda: expect(TypeError, dumps, [GOOD, Opaque()], default=raising_default),
     "dumps nan": lambda: expect(ValueError, dumps, [GOOD, float("nan")]),
+    "dumps indent": lambda: dumps(GOOD, indent=2),
     "Validator": lambda: Validator(SCHEMA),
     "Validator invalid": lambda: expect(SchemaError, Validator, {"properties": {"a": {"pattern": "("}}, "x": GOOD}),
     "is_valid": lambda: (V.is_valid(GOOD), V.is_valid(BAD)),
