@@ -47,7 +47,7 @@ def check_invalid(item, code: int, id=None, version: str = "2025-11-25") -> None
     expected = {"jsonrpc": "2.0", "error": item.error}
     if id is not None:
         expected["id"] = id
-    elif version == "2025-06-18":
+    elif version in ("2024-11-05", "2025-06-18"):  # the versions whose error responses need an id
         expected["id"] = None
     assert json.loads(item.response) == expected
     assert list(json.loads(item.response)) == [k for k in ("jsonrpc", "id", "error") if k in expected]
@@ -338,7 +338,9 @@ def test_constructor_arguments_are_checked():
     with pytest.raises(TypeError, match="max_message_bytes"):
         Decoder(max_message_bytes=1.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="protocol_version"):
-        Decoder(protocol_version="2024-11-05")
+        Decoder(protocol_version="2024-11-04")
+    with pytest.raises(ValueError, match="batches"):  # 2025-03-26 has them; the decoder reads lines
+        Decoder(protocol_version="2025-03-26")
     with pytest.raises(TypeError):
         Decoder(1000)  # type: ignore[misc]
     d = Decoder(max_message_bytes=5000, protocol_version="2025-06-18")

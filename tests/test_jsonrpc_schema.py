@@ -12,10 +12,11 @@ import pytest
 
 from mcp_native import jsonrpc
 from mcp_native.jsonrpc import Decoder, Invalid
+from mcp_native.protocol import SCHEMA_VERSIONS
 
 from test_jsonrpc import INVALID_REQUESTS, PARSE_ERRORS
 
-VERSIONS = jsonrpc.SUPPORTED_PROTOCOL_VERSIONS
+VERSIONS = tuple(v.value for v in SCHEMA_VERSIONS)  # the versions with a schema to check against
 # The error response definition was renamed after 2025-06-18.
 ERROR_DEF = {"2025-06-18": "JSONRPCError", "2025-11-25": "JSONRPCErrorResponse", "2026-07-28": "JSONRPCErrorResponse"}
 RESPONSE_DEF = {"2025-06-18": "JSONRPCResponse", "2025-11-25": "JSONRPCResultResponse", "2026-07-28": "JSONRPCResultResponse"}
@@ -129,8 +130,13 @@ def test_encode_error_defaults_to_leaving_an_unknown_id_out():
     assert jsonrpc.encode_error(None, -32700, "Parse error") == jsonrpc.encode_error(
         None, -32700, "Parse error", protocol_version="2025-11-25"
     )
-    with pytest.raises(ValueError, match="2024-11-05"):
-        jsonrpc.encode_error(None, -32700, "m", protocol_version="2024-11-05")
+    with pytest.raises(ValueError, match="2024-11-04"):
+        jsonrpc.encode_error(None, -32700, "m", protocol_version="2024-11-04")
+    # The versions the SDKs still negotiate require the id, as 2025-06-18 does.
+    for old in ("2024-11-05", "2025-03-26"):
+        assert jsonrpc.encode_error(None, -32700, "m", protocol_version=old) == (
+            b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}\n'
+        )
     with pytest.raises(TypeError, match="protocol_version"):
         jsonrpc.encode_error(None, -32700, "m", protocol_version=None)
 

@@ -103,7 +103,7 @@ PyObject* invalid_to_py(const rpc::Message& m) {
 // A message whose line holds values simdjson cannot represent (Message::exact is false): its
 // fields come from the whole line parsed as loads parses it. Should that parse fail (Python's
 // json nests less deeply than simdjson), the line becomes a parse error.
-PyObject* inexact_message_to_py(const rpc::Message& m, rpc::ProtocolVersion version) {
+PyObject* inexact_message_to_py(const rpc::Message& m, ProtocolVersion version) {
   PyObject* obj = parse_to_py(m.line);
   if (obj == nullptr) {
     if (!PyErr_ExceptionMatches(PyExc_ValueError)) return nullptr;
@@ -154,7 +154,7 @@ PyObject* inexact_message_to_py(const rpc::Message& m, rpc::ProtocolVersion vers
   return r;
 }
 
-PyObject* message_to_py(const rpc::Message& m, CachedText& methods, rpc::ProtocolVersion version) {
+PyObject* message_to_py(const rpc::Message& m, CachedText& methods, ProtocolVersion version) {
   if (!m.exact) return inexact_message_to_py(m, version);
   auto id = [&] { return id_to_py(m.id); };
   // A stream repeats a few method names: the last one is reused instead of decoded again.
@@ -174,7 +174,7 @@ PyObject* message_to_py(const rpc::Message& m, CachedText& methods, rpc::Protoco
 // Collects decoded messages into a Python list.
 class ListSink final : public rpc::MessageSink {
  public:
-  ListSink(CachedText& methods, rpc::ProtocolVersion version)
+  ListSink(CachedText& methods, ProtocolVersion version)
       : list_(py::reinterpret_steal<py::object>(PyList_New(0))), methods_(methods), version_(version) {
     if (!list_) throw py::error_already_set();
   }
@@ -190,7 +190,7 @@ class ListSink final : public rpc::MessageSink {
  private:
   py::object list_;
   CachedText& methods_;
-  rpc::ProtocolVersion version_;
+  ProtocolVersion version_;
 };
 
 // Pauses the cyclic GC while a chunk's messages are built. They cannot form cycles, yet every
@@ -272,11 +272,15 @@ class PyDecoder {
     PyErr_Clear();
     return {};
   }
-  static rpc::ProtocolVersion checked_version(const py::str& name) {
-    auto v = rpc::parse_protocol_version(text_of(name));
+  static ProtocolVersion checked_version(const py::str& name) {
+    auto v = parse_protocol_version(text_of(name));
     if (!v) {
+      throw py::value_error("protocol_version " + py::repr(name).cast<std::string>() + " is not supported; use one of " +
+                            std::string(kProtocolVersionNames));
+    }
+    if (allows_batches(*v)) {
       throw py::value_error("protocol_version " + py::repr(name).cast<std::string>() +
-                            " is not supported; use one of '2025-06-18', '2025-11-25', '2026-07-28'");
+                            " allows JSON-RPC batches, which the decoder does not read (one message per line)");
     }
     return *v;
   }
@@ -511,21 +515,19 @@ PyObject* encode_error(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     return nullptr;
   }
   if (!check_str(message, "message")) return nullptr;
-  // How an unknown id (None) is written. 2025-06-18's schema requires a string or integer id
-  // on every error response, which an answer to an unreadable request cannot have: it gets
-  // "id": null, as JSON-RPC 2.0 prescribes. Later schemas make the id optional and never null:
-  // it is left out.
+  // How an unknown id (None) is written: null where the version requires an id (see
+  // error_id_required), else left out.
   bool null_id = false;
   if (a[4] != nullptr) {
     std::string_view name;
     if (!utf8_of(a[4], "protocol_version", name)) return nullptr;
-    const auto version = rpc::parse_protocol_version(name);
+    const auto version = parse_protocol_version(name);
     if (!version) {
-      PyErr_Format(PyExc_ValueError,
-                   "protocol_version %R is not supported; use one of '2025-06-18', '2025-11-25', '2026-07-28'", a[4]);
+      PyErr_Format(PyExc_ValueError, "protocol_version %R is not supported; use one of %s", a[4],
+                   std::string(kProtocolVersionNames).c_str());
       return nullptr;
     }
-    null_id = *version == rpc::ProtocolVersion::v2025_06_18;
+    null_id = error_id_required(*version);
   }
   return encode_line([&](JsonWriter& w) {
     w.append(R"({"jsonrpc":"2.0",)");
@@ -630,7 +632,7 @@ PyMethodDef wire_methods[] = {
      "encode_error($module, id, code, message, data=None, protocol_version='2025-11-25')\n--\n\n"
      "The JSON-RPC error response line (compact JSON and one newline) as bytes; data None\n"
      "leaves data out. An unknown id (None) is left out, as the schemas of 2025-11-25 and\n"
-     "later want; for protocol_version '2025-06-18' it is written as null (JSON-RPC 2.0)."},
+     "later want; for protocol_version '2025-06-18' and older it is written as null (JSON-RPC 2.0)."},
     {"sse_encode_event", fastcall(encode_event), METH_FASTCALL | METH_KEYWORDS,
      "sse_encode_event($module, data, *, event='message', id=None, retry=None)\n--\n\n"
      "One Server-Sent Event as bytes: event, id, retry, one data line per line of data, blank line."},

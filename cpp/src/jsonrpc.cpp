@@ -124,18 +124,11 @@ unsigned hex4(const char* p) {
 
 }  // namespace
 
-std::optional<ProtocolVersion> parse_protocol_version(std::string_view name) noexcept {
-  if (name == "2025-06-18") return ProtocolVersion::v2025_06_18;
-  if (name == "2025-11-25") return ProtocolVersion::v2025_11_25;
-  if (name == "2026-07-28") return ProtocolVersion::v2026_07_28;
-  return std::nullopt;
-}
-
 void write_error_response(std::string& out, ProtocolVersion version, const RequestId& id, int code,
                           std::string_view message, std::string_view detail) {
   out.assign(R"({"jsonrpc":"2.0",)");
   if (id.kind == RequestId::Kind::Absent) {
-    if (version == ProtocolVersion::v2025_06_18) out.append(R"("id":null,)");
+    if (error_id_required(version)) out.append(R"("id":null,)");
   } else {
     out.append(R"("id":)");
     switch (id.kind) {
@@ -379,7 +372,7 @@ void Decoder::classify_line(const char* line, std::size_t n, MessageSink& sink) 
   }
   if (root.type() == element_type::ARRAY) {
     emit_invalid(sink, RequestId{}, kInvalidRequest,
-                 "batches (JSON arrays) are not supported since protocol version 2025-06-18");
+                 "batches (JSON arrays) are not supported: one message per line");
     return;
   }
   if (root.type() != element_type::OBJECT) {

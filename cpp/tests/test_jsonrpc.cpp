@@ -44,7 +44,7 @@ struct Collect : rpc::MessageSink {
 };
 
 std::vector<Seen> decode(const std::vector<std::string>& chunks, std::size_t max = 1 << 20,
-                         rpc::ProtocolVersion v = rpc::ProtocolVersion::v2025_11_25) {
+                         mcp_native::ProtocolVersion v = mcp_native::ProtocolVersion::v2025_11_25) {
   rpc::Decoder d(max, v);
   Collect c;
   for (const auto& chunk : chunks) d.feed(chunk, c);
@@ -52,7 +52,7 @@ std::vector<Seen> decode(const std::vector<std::string>& chunks, std::size_t max
   return c.seen;
 }
 
-Seen one(const std::string& line, rpc::ProtocolVersion v = rpc::ProtocolVersion::v2025_11_25) {
+Seen one(const std::string& line, mcp_native::ProtocolVersion v = mcp_native::ProtocolVersion::v2025_11_25) {
   auto all = decode({line + "\n"}, 1 << 20, v);
   EXPECT_EQ(all.size(), 1u) << line;
   return all.empty() ? Seen{} : all[0];
@@ -90,7 +90,7 @@ TEST(JsonRpcDecoder, ParseErrorResponse) {
             R"({"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":"invalid JSON: syntax error"}})"
             "\n");
   // 2025-06-18 follows JSON-RPC 2.0 literally: an unknown id is null.
-  auto old = one("{bad", rpc::ProtocolVersion::v2025_06_18);
+  auto old = one("{bad", mcp_native::ProtocolVersion::v2025_06_18);
   EXPECT_EQ(old.response.rfind(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,)", 0), 0u) << old.response;
   EXPECT_EQ(one("\"\xff\"").code, rpc::kParseError);
   EXPECT_EQ(one(std::string(2000, '[') + std::string(2000, ']')).code, rpc::kParseError);
@@ -168,7 +168,7 @@ TEST(JsonRpcDecoder, OversizedLinesAreReportedAndSkipped) {
   EXPECT_EQ(got[1].method, "ok");
 
   // A long line arriving in pieces is reported once, early, and never buffered whole.
-  rpc::Decoder d(1000, rpc::ProtocolVersion::v2025_11_25);
+  rpc::Decoder d(1000, mcp_native::ProtocolVersion::v2025_11_25);
   Collect c;
   d.feed("{\"x\":\"", c);
   for (int i = 0; i < 1000; ++i) {
@@ -188,15 +188,25 @@ TEST(JsonRpcDecoder, ErrorResponseEscapesStringIds) {
   rpc::RequestId id;
   id.kind = rpc::RequestId::Kind::String;
   id.string_value = "a\"\\\n\x01";
-  rpc::write_error_response(out, rpc::ProtocolVersion::v2026_07_28, id, rpc::kInvalidRequest, "Invalid Request", "");
+  rpc::write_error_response(out, mcp_native::ProtocolVersion::v2026_07_28, id, rpc::kInvalidRequest, "Invalid Request", "");
   EXPECT_EQ(out, R"({"jsonrpc":"2.0","id":"a\"\\\n\u0001","error":{"code":-32600,"message":"Invalid Request"}})"
                  "\n");
 }
 
 TEST(JsonRpcDecoder, ProtocolVersionNames) {
-  EXPECT_EQ(rpc::parse_protocol_version("2025-06-18"), rpc::ProtocolVersion::v2025_06_18);
-  EXPECT_EQ(rpc::parse_protocol_version("2026-07-28"), rpc::ProtocolVersion::v2026_07_28);
-  EXPECT_FALSE(rpc::parse_protocol_version("2024-11-05").has_value());
+  using mcp_native::ProtocolVersion;
+  EXPECT_EQ(mcp_native::parse_protocol_version("2024-11-05"), ProtocolVersion::v2024_11_05);
+  EXPECT_EQ(mcp_native::parse_protocol_version("2025-03-26"), ProtocolVersion::v2025_03_26);
+  EXPECT_EQ(mcp_native::parse_protocol_version("2025-06-18"), ProtocolVersion::v2025_06_18);
+  EXPECT_EQ(mcp_native::parse_protocol_version("2026-07-28"), ProtocolVersion::v2026_07_28);
+  EXPECT_FALSE(mcp_native::parse_protocol_version("2024-11-04").has_value());
+  EXPECT_FALSE(mcp_native::parse_protocol_version("").has_value());
+  // Error responses need an id up to 2025-06-18; only 2025-03-26 has batches.
+  EXPECT_TRUE(mcp_native::error_id_required(ProtocolVersion::v2024_11_05));
+  EXPECT_TRUE(mcp_native::error_id_required(ProtocolVersion::v2025_06_18));
+  EXPECT_FALSE(mcp_native::error_id_required(ProtocolVersion::v2025_11_25));
+  EXPECT_TRUE(mcp_native::allows_batches(ProtocolVersion::v2025_03_26));
+  EXPECT_FALSE(mcp_native::allows_batches(ProtocolVersion::v2025_06_18));
 }
 
 TEST(JsonRpcDecoder, RandomBytesInRandomPiecesDecodeLikeOneFeed) {

@@ -1,7 +1,8 @@
 """mcp-native: fast, correct MCP wire handling for Python.
 
 JSON codec (``dumps``/``loads``), compiled JSON Schema validation (``Validator``), JSON-RPC framing
-(``jsonrpc``), SSE (``sse``), content blocks (``content``) and tool results (``Tool``).
+(``jsonrpc``), SSE (``sse``), content blocks (``content``) and tool results (``Tool``); the
+protocol versions and error codes (``protocol``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from .tools import Tool
 
 # JSON-RPC framing and SSE
 from . import jsonrpc, sse
+
+# Protocol versions and error codes
+from . import protocol
+from .protocol import ProtocolVersion
 
 __version__ = "0.1.0"
 
@@ -53,4 +58,7 @@ __all__ = [
     # JSON-RPC framing and SSE
     "jsonrpc",
     "sse",
+    # Protocol versions and error codes
+    "ProtocolVersion",
+    "protocol",
 ]

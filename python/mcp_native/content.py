@@ -12,6 +12,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from .protocol import LATEST_PROTOCOL_VERSION as _LATEST
+from .protocol import SCHEMA_VERSIONS, ProtocolVersion
+
 __all__ = [
     "LATEST_PROTOCOL_VERSION",
     "PROTOCOL_VERSIONS",
@@ -24,8 +27,8 @@ __all__ = [
     "text",
 ]
 
-PROTOCOL_VERSIONS = ("2025-06-18", "2025-11-25", "2026-07-28")
-LATEST_PROTOCOL_VERSION = "2026-07-28"
+PROTOCOL_VERSIONS = tuple(v.value for v in SCHEMA_VERSIONS)
+LATEST_PROTOCOL_VERSION = _LATEST.value
 CONTENT_TYPES = frozenset({"text", "image", "audio", "resource_link", "resource"})
 
 # RFC 3986 scheme, then no whitespace or control characters anywhere (a URI never has them).
@@ -36,10 +39,11 @@ _ROLES = ("user", "assistant")
 _THEMES = ("light", "dark")
 
 
-def check_version(protocol_version: object) -> str:
-    if protocol_version not in PROTOCOL_VERSIONS:
+def check_version(protocol_version: object) -> ProtocolVersion:
+    """The version named, if the package has its schema."""
+    if not isinstance(protocol_version, str) or protocol_version not in PROTOCOL_VERSIONS:
         raise ValueError(f"protocol_version: unsupported {protocol_version!r}, expected one of {', '.join(PROTOCOL_VERSIONS)}")
-    return protocol_version  # type: ignore[return-value]
+    return ProtocolVersion(protocol_version)
 
 
 def _str(field: str, value: object) -> str:
@@ -149,7 +153,7 @@ def icon(
 ) -> dict[str, Any]:
     """An ``Icon`` (2025-11-25 and later): ``src`` an http(s) or ``data:`` URI, ``sizes`` like "48x48"
     or "any", ``theme`` "light" or "dark"."""
-    if check_version(protocol_version) < "2025-11-25":
+    if not check_version(protocol_version).has_icons:
         raise ValueError(f"icons: not part of protocol version {protocol_version}")
     return _icon("icon", {"src": src, "mimeType": mime_type, "sizes": sizes, "theme": theme})
 
@@ -173,9 +177,9 @@ def _icon(field: str, value: object) -> dict[str, Any]:
     return out
 
 
-def check_icons(field: str, value: object, protocol_version: str) -> list[dict[str, Any]]:
+def check_icons(field: str, value: object, protocol_version: ProtocolVersion) -> list[dict[str, Any]]:
     """Check a list of icons for ``protocol_version`` (they exist from 2025-11-25 on)."""
-    if protocol_version < "2025-11-25":
+    if not protocol_version.has_icons:
         raise ValueError(f"{field}: not part of protocol version {protocol_version}")
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
         raise TypeError(f"{field}: expected a list of icons, got {type(value).__name__}")

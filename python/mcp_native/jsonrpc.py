@@ -15,6 +15,18 @@ from __future__ import annotations
 from typing import Any, NamedTuple, Union
 
 from . import _core
+from .protocol import (
+    HEADER_MISMATCH,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    URL_ELICITATION_REQUIRED,
+    ProtocolVersion,
+)
 
 __all__ = [
     "HEADER_MISMATCH",
@@ -40,20 +52,9 @@ __all__ = [
     "encode_response",
 ]
 
-# Standard JSON-RPC 2.0 error codes.
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-# MCP's own codes, from the schemas: 2025-11-25 (URLElicitationRequiredError) and 2026-07-28
-# (HeaderMismatchError, MissingRequiredClientCapabilityError, UnsupportedProtocolVersionError).
-URL_ELICITATION_REQUIRED = -32042
-HEADER_MISMATCH = -32020
-MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
-UNSUPPORTED_PROTOCOL_VERSION = -32022
-
-SUPPORTED_PROTOCOL_VERSIONS = ("2025-06-18", "2025-11-25", "2026-07-28")
+# The versions the Decoder reads: all but 2025-03-26, whose JSON-RPC batches (several messages
+# on one line) it does not split. (encode_error takes all five.)
+SUPPORTED_PROTOCOL_VERSIONS = tuple(v.value for v in ProtocolVersion if v is not ProtocolVersion.V2025_03_26)
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
 
@@ -145,9 +146,9 @@ _core._jsonrpc_set_types(Request, Notification, Response, ErrorResponse, Invalid
 # None; result a dict; code an int); a bad one raises TypeError/ValueError naming it.
 # encode_error(None, ...) answers a request whose id is unknown. The schemas of 2025-11-25 and
 # 2026-07-28 make the id of an error response optional but never null, so it is left out (the
-# default); 2025-06-18's schema requires a string or integer id, which such an answer cannot
-# have, so protocol_version="2025-06-18" writes "id": null, as JSON-RPC 2.0 prescribes. The
-# Decoder's Invalid responses follow the same rule.
+# default); up to 2025-06-18 the id is required, which such an answer cannot have, so those
+# versions write "id": null, as JSON-RPC 2.0 prescribes (ProtocolVersion.error_id_required).
+# The Decoder's Invalid responses follow the same rule.
 encode_request = _core.encode_request
 encode_notification = _core.encode_notification
 encode_response = _core.encode_response
@@ -162,7 +163,7 @@ class Decoder:
     accepted. Nothing a peer sends makes these methods raise: each bad line (invalid JSON or
     UTF-8, a wrong envelope, a batch, a line over ``max_message_bytes``) becomes an ``Invalid``
     item, and decoding continues with the next line. ``protocol_version`` decides how an
-    unknown id is written in error responses: ``null`` for 2025-06-18, left out after.
+    unknown id is written in error responses: ``null`` up to 2025-06-18, left out after.
     """
 
     __slots__ = ("_decoder",)

@@ -21,11 +21,10 @@ from typing import Any
 from . import _core
 from .content import LATEST_PROTOCOL_VERSION, check_block, check_icons, check_version
 from .errors import SchemaError, ValidationError
+from .protocol import INVALID_PARAMS, ProtocolVersion
 
 __all__ = ["Tool"]
 
-# JSON-RPC "Invalid params".
-INVALID_PARAMS = -32602
 _ON_INVALID = ("raise", "error_result")
 _TOOL_ANNOTATIONS = {
     "title": str,
@@ -75,7 +74,7 @@ def _pointer(path: tuple[str | int, ...]) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path) or "(root)"
 
 
-def _check_schema_shape(field: str, schema: object, version: str, object_root: bool) -> dict[str, Any]:
+def _check_schema_shape(field: str, schema: object, version: ProtocolVersion, object_root: bool) -> dict[str, Any]:
     """What the version's ``Tool`` definition says about inputSchema/outputSchema."""
     if not isinstance(schema, Mapping):
         raise TypeError(f"{field}: expected a JSON Schema dict, got {type(schema).__name__}")
@@ -83,7 +82,7 @@ def _check_schema_shape(field: str, schema: object, version: str, object_root: b
         raise ValueError(f'{field}: protocol version {version} requires "type": "object" at the root, got {schema.get("type")!r}')
     if "$schema" in schema and not isinstance(schema["$schema"], str):
         raise TypeError(f"{field}.$schema: expected str, got {type(schema['$schema']).__name__}")
-    if object_root and version != "2026-07-28":
+    if object_root and not version.structured_content_any_json:
         props = schema.get("properties", {})
         if not isinstance(props, Mapping):
             raise TypeError(f"{field}.properties: expected a dict, got {type(props).__name__}")
@@ -109,12 +108,12 @@ def _error_text(name: str, errors: list[ValidationError], what: str) -> str:
     return "\n".join(lines)
 
 
-def _result_defs(version: str) -> dict[str, Any]:
+def _result_defs(version: ProtocolVersion) -> dict[str, Any]:
     """The ``CallToolResult`` of protocol ``version`` as the official schema defines it (formats
     are annotations there, as here), as ``$defs`` whose ``result`` is the result. A content
     block is checked against the definition its ``type`` names, so an error names the field of
     that block type (the schema's ``anyOf`` of the five types accepts the same blocks)."""
-    latest = version == "2026-07-28"
+    latest = version.structured_content_any_json
     obj: dict[str, Any] = {"type": "object"}
     string: dict[str, Any] = {"type": "string"}
     meta = obj  # _meta of blocks and resources: any object
@@ -141,7 +140,7 @@ def _result_defs(version: str) -> dict[str, Any]:
 
     binary = {"data": string, "mimeType": string}
     link = {"uri": string, "name": string, "title": string, "mimeType": string, "size": {"type": "integer"}}
-    if version != "2025-06-18":
+    if version.has_icons:
         link["icons"] = {"type": "array", "items": {"$ref": "#/$defs/icon"}}
     contents = {"uri": string, "mimeType": string, "_meta": meta}
     resource = {
@@ -179,7 +178,7 @@ def _result_defs(version: str) -> dict[str, Any]:
     return {"result": result, "block": content_block, "annotations": annotations, "icon": icon, "resource": resource}
 
 
-def _result_checker(version: str, output_schema: dict[str, Any] | None) -> Any:
+def _result_checker(version: ProtocolVersion, output_schema: dict[str, Any] | None) -> Any:
     """One validator for a received result: the whole ``CallToolResult`` of ``version`` (content
     blocks included), and unless ``isError`` is true, ``structuredContent`` against the output
     schema. It takes either the result itself or a JSON-RPC response carrying it, so raw
@@ -203,7 +202,7 @@ def _result_checker(version: str, output_schema: dict[str, Any] | None) -> Any:
 
 
 @lru_cache(maxsize=None)
-def _shared_result_checker(version: str) -> Any:
+def _shared_result_checker(version: ProtocolVersion) -> Any:
     return _result_checker(version, None)
 
 
@@ -214,9 +213,9 @@ _TASK_SUPPORT = ("forbidden", "optional", "required")
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 
-def _check_execution(execution: Any, version: str) -> dict[str, Any]:
+def _check_execution(execution: Any, version: ProtocolVersion) -> dict[str, Any]:
     """2025-11-25's ``ToolExecution``: ``{"taskSupport": "forbidden" | "optional" | "required"}``."""
-    if version != "2025-11-25":
+    if not version.has_tool_execution:
         raise ValueError(f"execution: protocol version {version} has no Tool.execution (2025-11-25 has)")
     if not isinstance(execution, Mapping):
         raise TypeError(f"execution: expected a dict, got {type(execution).__name__}")
@@ -235,7 +234,7 @@ class Tool(_core.ResponseWriter):
     not send it) or ``"error_result"``: send an ``isError`` result naming the violations instead.
     """
 
-    __slots__ = ("name", "protocol_version", "definition", "on_invalid", "_input", "_output", "_checker", "_object_only", "_complete")
+    __slots__ = ("name", "protocol_version", "definition", "on_invalid", "_version", "_input", "_output", "_checker", "_object_only", "_complete")
 
     def __init__(
         self,
@@ -257,7 +256,7 @@ class Tool(_core.ResponseWriter):
             raise TypeError(f"name: expected str, got {type(name).__name__}")
         if not name:
             raise ValueError("name: must not be empty")
-        if version != "2025-06-18" and not _TOOL_NAME.fullmatch(name):
+        if version.restricts_tool_names and not _TOOL_NAME.fullmatch(name):
             warnings.warn(
                 f"tool name {name!r}: protocol version {version} says tool names SHOULD be 1 to 128 characters"
                 " of A-Z, a-z, 0-9, '_', '-' and '.'; some clients reject other names",
@@ -267,7 +266,7 @@ class Tool(_core.ResponseWriter):
         if input_schema is None:
             input_schema = {"type": "object", "additionalProperties": False}
         inp = _check_schema_shape("input_schema", input_schema, version, True)
-        out = None if output_schema is None else _check_schema_shape("output_schema", output_schema, version, version != "2026-07-28")
+        out = None if output_schema is None else _check_schema_shape("output_schema", output_schema, version, not version.structured_content_any_json)
 
         d: dict[str, Any] = {"name": name}
         for field, value in (("title", title), ("description", description)):
@@ -309,13 +308,14 @@ class Tool(_core.ResponseWriter):
                 raise ValueError(f"{field}: {e}") from None
 
         self.name = name
-        self.protocol_version = version
+        self.protocol_version = version.value
+        self._version = version
         self.definition = d
         self.on_invalid = on_invalid
         self._input = _compile("input_schema", inp)
         self._output = None if out is None else _compile("output_schema", out)
-        self._object_only = version != "2026-07-28"
-        self._complete = version == "2026-07-28"
+        self._object_only = not version.structured_content_any_json
+        self._complete = version.structured_content_any_json
         self._checker: Any = None  # compiled on first check_result (clients only)
         # encode_response(request_id, structured, *, content=None, meta=None) is native
         # (_core.ResponseWriter): it answers an invalid payload with _encode_invalid.
@@ -335,7 +335,7 @@ class Tool(_core.ResponseWriter):
             title=definition.get("title"), description=definition.get("description"),
             annotations=definition.get("annotations"), icons=definition.get("icons"),
             # other versions define no execution: ignored there, as unknown fields are
-            execution=definition.get("execution") if protocol_version == "2025-11-25" else None,
+            execution=definition.get("execution") if check_version(protocol_version).has_tool_execution else None,
             meta=definition.get("_meta"),
             on_invalid=on_invalid, protocol_version=protocol_version,
         )
@@ -365,7 +365,7 @@ class Tool(_core.ResponseWriter):
         if self._input.is_valid(arguments):
             return None
         errors = list(self._input.iter_errors(arguments))
-        if self.protocol_version == "2025-06-18":
+        if not self._version.argument_errors_are_results:
             data = [{"path": _pointer(e.instance_path), "message": e.message} for e in errors]
             return {"error": {"code": INVALID_PARAMS, "message": f"Invalid params for tool {self.name!r}", "data": {"errors": data}}}
         return {"result": self._error_result(_error_text(self.name, errors, "Invalid arguments"))}
@@ -450,8 +450,8 @@ class Tool(_core.ResponseWriter):
         """One validator for a received result (see :func:`_result_checker`); tools without an
         output schema share the one of their protocol version."""
         if output_schema is None:
-            return _shared_result_checker(self.protocol_version)
-        return _result_checker(self.protocol_version, output_schema)
+            return _shared_result_checker(self._version)
+        return _result_checker(self._version, output_schema)
 
     def check_result(self, result: Mapping[str, Any] | bytes | bytearray | memoryview | str) -> None:
         """Validate a received ``CallToolResult`` against this tool (client side).

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "mcp_native/protocol.hpp"
+
 namespace mcp_native::jsonrpc {
 
 /// Standard JSON-RPC 2.0 error code: the line is not valid JSON.
@@ -24,12 +26,6 @@ inline constexpr int kMethodNotFound = -32601;
 inline constexpr int kInvalidParams = -32602;
 /// Standard JSON-RPC 2.0 error code: internal error of the receiver.
 inline constexpr int kInternalError = -32603;
-
-/// MCP protocol versions whose framing rules the decoder knows.
-enum class ProtocolVersion { v2025_06_18, v2025_11_25, v2026_07_28 };
-
-/// Parses a protocol version name such as "2025-11-25"; nullopt if it is not supported.
-std::optional<ProtocolVersion> parse_protocol_version(std::string_view name) noexcept;
 
 /// What a decoded line turned out to be.
 enum class MessageKind : std::uint8_t { Request, Notification, Response, ErrorResponse, Invalid };
