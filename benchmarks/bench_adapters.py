@@ -7,14 +7,18 @@ the adapters installed exactly when it talks to the adapted server. Reported per
 payload: the median round-trip latency per ``tools/call``, stock and adapted, the speed-up
 (stock time / adapted time), calls per second, the response's size on the wire, and the server
 process's CPU time per call (user + system, from ``/proc``: what the server itself spends,
-without the client and the pipe).
+without the client and the pipe). ``server_profile`` then splits the adapted server's time
+between mcp-native, pydantic, the framework, the event loop and the tool (cProfile).
 """
 
 from __future__ import annotations
 
 import os
+import pstats
+import signal
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -113,6 +117,85 @@ async def measure(rounds: int, calls: int, frameworks: list[str], tick: Callable
     return {"times": times, "sizes": sizes, "cpu": cpu}
 
 
+# Where a server's CPU goes, by who owns the function (cProfile's keys: file, line, name).
+# A sync tool runs in a worker thread, which cProfile does not follow: its time shows as the
+# main thread's handing over to it (the thread hop).
+SHARES = ("mcp-native", "pydantic", "framework (mcp, fastmcp)", "event loop (asyncio, anyio)", "thread hop to the tool",
+          "other")
+
+
+def _owner(file: str, name: str) -> str | None:
+    if name == "<method 'poll' of 'select.epoll' objects>":
+        return None  # waiting for the client: not work
+    if "/mcp_native/" in file or "mcp_native._core" in name:
+        return "mcp-native"
+    if "pydantic" in file or "pydantic_core" in name:
+        return "pydantic"
+    if any(f"/{p}/" in file for p in ("mcp", "fastmcp", "mcp_types")):
+        return "framework (mcp, fastmcp)"
+    if any(f"/{p}/" in file or file.endswith(f"/{p}.py") for p in ("asyncio", "anyio", "selectors")):
+        return "event loop (asyncio, anyio)"
+    if "_thread.lock" in name or any(file.endswith(f"/{m}.py") for m in ("threading", "queue", "thread")):
+        return "thread hop to the tool"
+    return "other"
+
+
+def _shares(profile: Path) -> dict[str, float]:
+    """CPU seconds by owner, from a cProfile dump (own time of each function)."""
+    out = dict.fromkeys(SHARES, 0.0)
+    for (file, _line, name), (_cc, _nc, own, _cum, _callers) in pstats.Stats(str(profile)).stats.items():  # type: ignore[attr-defined]
+        if (who := _owner(file, name)) is not None:
+            out[who] += own
+    return out
+
+
+async def _profiled_calls(app: Path, profile: Path, tool: str, args: dict[str, Any], calls: int) -> None:
+    params = StdioServerParameters(command=sys.executable, cwd=str(ROOT),
+                                   args=[str(ROOT / "benchmarks" / "profiled_server.py"), str(profile), str(app)])
+    set_client("adapted")
+    try:
+        with open(os.devnull, "w") as errlog:
+            before = children()
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+                (pid,) = children() - before
+                await session.initialize()
+                for _ in range(20):  # warm-up
+                    await session.call_tool(tool, args)
+                os.kill(pid, signal.SIGUSR1)
+                await session.send_ping()  # the server has run the handler before it answers
+                for _ in range(calls):
+                    await session.call_tool(tool, args)
+                os.kill(pid, signal.SIGUSR2)
+                while not profile.exists():
+                    await anyio.sleep(0.05)
+    finally:
+        adapters.uninstall()
+
+
+def server_profile(calls: int, frameworks: list[str]) -> list[dict[str, Any]]:
+    """Per framework and payload: the share of the adapted server's CPU per call that each owner
+    takes, from a cProfile of `calls` calls (start-up excluded: benchmarks/profiled_server.py).
+    cProfile slows Python code more than native code, so the shares of Python-heavy parts (the
+    framework, the event loop) come out somewhat high."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for fw in frameworks:
+            for payload, (tool, args) in CALLS.items():
+                path = Path(tmp) / f"{fw}-{tool}.prof"
+                anyio.run(_profiled_calls, APPS[fw], path, tool, args, calls)
+                work = _shares(path)
+                total = sum(work.values()) or 1.0
+                rows.append({"framework": fw, "payload": payload, **{k: work[k] / total for k in SHARES}})
+    return rows
+
+
+def profile_table(rows: list[dict[str, Any]]) -> str:
+    lines = ["| framework | payload | " + " | ".join(SHARES) + " |", "|---|---|" + "---:|" * len(SHARES)]
+    for r in rows:
+        lines.append(f"| {r['framework']} | {r['payload']} | " + " | ".join(f"{r[k]:.0%}" for k in SHARES) + " |")
+    return "\n".join(lines)
+
+
 def summarize(raw: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for fw, payloads in raw["times"].items():
@@ -157,7 +240,10 @@ def main(quick: bool) -> dict[str, Any]:
     raw = anyio.run(measure, rounds, calls, list(APPS))
     rows = summarize(raw)
     print(table(rows))
-    return {"rows": rows}
+    shares = server_profile(20 if quick else 300, list(APPS))
+    print("\nWhere the adapted server's CPU goes (cProfile, own time per function):\n")
+    print(profile_table(shares))
+    return {"rows": rows, "server_shares": shares}
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 Runs the example MCPServer and fastmcp servers (``examples/``) as stdio subprocesses, stock and
 with ``python -m mcp_native run``, driven by the ``mcp`` SDK's own client (see
-``bench_adapters``), then shows two correctness differences a user meets:
+``bench_adapters``), splits the adapted servers' CPU time between mcp-native, pydantic, the
+framework and the event loop (cProfile), then shows two correctness differences a user meets:
 
 - a malformed line sent to each server: stock drops it (the client waits for its timeout),
   mcp-native answers it with the JSON-RPC error;
@@ -126,6 +127,10 @@ def main() -> int:
     print("\nLatency per tools/call (median round trip; speed-up = stock time / mcp-native time)\n")
     print(bench.table(rows))
 
+    print("\ndemo: where the adapted server's CPU goes (cProfile)", flush=True)
+    shares = bench.server_profile(20 if args.quick else 300, list(bench.APPS))
+    print(bench.profile_table(shares))
+
     print("\ndemo: correctness checks", flush=True)
     checks = correctness()
     print("\n| framework | server | a malformed line | a tool result that violates its output schema |\n|---|---|---|---|")
@@ -141,6 +146,7 @@ def main() -> int:
         "versions": {d: version(d) for d in ("mcp", "fastmcp", "mcp-native")},
         "quick": args.quick,
         "latency": rows,
+        "adapted_server_cpu_shares": shares,
         "correctness": checks,
         "adapted_passed_correctness_checks": adapted_ok,
     }
@@ -150,7 +156,11 @@ def main() -> int:
         readme = bench.ROOT / "README.md"
         section = (f"Measured by `scripts/demo` on {summary['machine']}, {summary['date'][:10]}, Python "
                    f"{summary['python']}, mcp {summary['versions']['mcp']}, fastmcp {summary['versions']['fastmcp']}: "
-                   f"median round trip per `tools/call` over stdio, the SDK's own client.\n\n{bench.table(rows)}")
+                   f"median round trip per `tools/call` over stdio, the SDK's own client.\n\n{bench.table(rows)}\n\n"
+                   "Where the adapted server's CPU goes per call (cProfile's own time per function, start-up "
+                   "excluded; it slows Python code more than native code, so the Python-heavy shares come out "
+                   "somewhat high). A sync tool runs in a worker thread, which the profile shows as the hand-over "
+                   f"to it:\n\n{bench.profile_table(shares)}")
         readme.write_text(report.rewrite_section(readme.read_text(encoding="utf-8"), section, README_BEGIN, README_END), encoding="utf-8")
     print(f"\ndemo: wrote {out / 'results.json'} and {out / 'latency.png'} ({time.monotonic() - t:.0f} s)")
     if not adapted_ok:
