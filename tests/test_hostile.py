@@ -111,6 +111,23 @@ def test_numbers_with_10000_digits() -> None:
     assert msg.id is None and big.encode() in msg.response  # echoed as written
 
 
+def test_non_json_floats_in_instances() -> None:
+    # json.loads reads [{"min":15}, -18e446744073709551600] (a fuzz input) as a schema and -inf.
+    # Validation reads only the values its keywords check: a value JSON cannot hold raises
+    # ValueError when a keyword meets it, and is not looked at otherwise (as python-jsonschema).
+    for instance in (float("-inf"), float("nan"), [float("inf")]):
+        with pytest.raises(ValueError):
+            dumps(instance)
+        assert Validator({"min": 15}).is_valid(instance)  # an unknown keyword: nothing checked
+    assert Validator({"type": "array"}).is_valid([float("inf")])  # the items are not checked
+    for instance in (float("-inf"), float("nan")):
+        for schema in ({"type": "array"}, {"minimum": 15}):
+            with pytest.raises(ValueError, match="not a JSON number"):
+                Validator(schema).is_valid(instance)
+        with pytest.raises(ValueError, match="not a JSON number"):
+            Validator({"items": {"type": "number"}}).is_valid([instance])
+
+
 @pytest.mark.parametrize(
     ("schema", "where"),
     [
