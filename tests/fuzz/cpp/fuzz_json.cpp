@@ -1,10 +1,12 @@
-// JSON syntax checker against simdjson, the JSON writer by round trip, and the text mirror
-// against a plain escape.
+// JSON syntax checker against simdjson, the JSON writer by round trip, the text mirror against a
+// plain escape, and the indented layouts by round trip.
 #include <simdjson.h>
 
 #include <cmath>
+#include <optional>
 
 #include "fuzz_common.hpp"
+#include "mcp_native/json_indent.hpp"
 #include "mcp_native/json_syntax.hpp"
 #include "mcp_native/json_writer.hpp"
 #include "mcp_native/text_mirror.hpp"
@@ -127,5 +129,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const simdjson::padded_string text(out);
   FUZZ_CHECK(!again.parse(text).get(back), "written JSON does not parse: %s", out.c_str());
   FUZZ_CHECK(same(root, back), "round trip differs: %s", out.c_str());
+
+  // The indented layouts (json.dumps(indent=N), pydantic's float spelling) hold the same value,
+  // and take out exactly the whitespace they put in.
+  for (auto floats : {FloatSpelling::kRepr, FloatSpelling::kPydantic}) {
+    for (std::optional<unsigned> indent : {std::optional<unsigned>{}, std::optional<unsigned>{0}, std::optional<unsigned>{3}}) {
+      JsonWriter w;
+      append_indented(w, out, indent, floats);
+      static simdjson::dom::parser third;
+      simdjson::dom::element laid;
+      const simdjson::padded_string laid_text(w.view());
+      FUZZ_CHECK(!third.parse(laid_text).get(laid), "indented JSON does not parse: %s", std::string(w.view()).c_str());
+      FUZZ_CHECK(same(root, laid), "indented layout differs: %s", std::string(w.view()).c_str());
+      if (floats == FloatSpelling::kRepr && !indent) FUZZ_CHECK(w.view() == out, "a compact copy changed the text");
+    }
+  }
   return 0;
 }
