@@ -3,42 +3,13 @@
 from __future__ import annotations
 
 import base64
-import json
 from datetime import datetime, timedelta, timezone
-from functools import lru_cache
 from pathlib import Path
 
-import jsonschema
 import pytest
 
-import mcp_native
+from helpers import PNG, VERSIONS, all_blocks, assert_conforms, spec_checkers
 from mcp_native import content as c
-
-VERSIONS = ("2025-06-18", "2025-11-25", "2026-07-28")
-
-
-@lru_cache(maxsize=None)
-def _document(shared: Path, version: str) -> dict:
-    return json.loads((shared / "mcp-schema" / version / "schema.json").read_text())
-
-
-@lru_cache(maxsize=None)
-def spec_checkers(shared: Path, version: str, definition: str) -> tuple:
-    """Validators of `definition` of the MCP schema `version`: python-jsonschema (the reference)
-    and mcp_native.Validator, each on a `$ref` into the whole schema document."""
-    doc = _document(shared, version)
-    defs = "definitions" if version == "2025-06-18" else "$defs"
-    schema = {**doc, "$ref": f"#/{defs}/{definition}"}
-    cls = jsonschema.Draft7Validator if version == "2025-06-18" else jsonschema.Draft202012Validator
-    return cls(schema), mcp_native.Validator(schema)
-
-
-def assert_conforms(shared: Path, version: str, definition: str, instance: object) -> None:
-    reference, ours = spec_checkers(shared, version, definition)
-    errors = [f"{list(e.absolute_path)}: {e.message}" for e in reference.iter_errors(instance)]
-    assert not errors, f"{definition} {version}: {errors}"
-    assert ours.is_valid(instance), f"{definition} {version}: mcp_native.Validator rejects {instance!r}"
-    assert ours.is_valid_json(json.dumps(instance).encode())
 
 
 def assert_rejected(shared: Path, version: str, definition: str, instance: object) -> None:
@@ -46,32 +17,6 @@ def assert_rejected(shared: Path, version: str, definition: str, instance: objec
     reference, ours = spec_checkers(shared, version, definition)
     assert not reference.is_valid(instance)
     assert not ours.is_valid(instance)
-
-
-PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))
-ANN = {"audience": ["user", "assistant"], "priority": 0.5, "lastModified": "2025-01-12T15:00:58Z"}
-
-
-def all_blocks(version: str) -> list[dict]:
-    blocks = [
-        c.text("hello \"world\"\n\u00e9\U0001f600"),
-        c.text("", annotations=ANN, meta={"k": [1, 2]}),
-        c.image(PNG, "image/png"),
-        c.image(base64.b64encode(PNG).decode(), "image/png", annotations={"priority": 1}),
-        c.audio(b"RIFF....WAVE", "audio/wav", meta={}),
-        c.resource_link("file:///project/src/main.rs", "main.rs"),
-        c.resource_link(
-            "https://example.com/a.txt", "a.txt", title="A", description="the a", mime_type="text/plain",
-            size=0, annotations={"audience": []}, meta={"x": None}, protocol_version=version,
-        ),
-        c.embedded_resource("file:///x.txt", text="x", mime_type="text/plain", resource_meta={"r": 1}),
-        c.embedded_resource("file:///x.bin", blob=b"\x00\xff", annotations=ANN, meta={"m": True}),
-        c.embedded_resource("file:///x.bin", blob="AP8="),
-    ]
-    if version >= "2025-11-25":
-        icon = c.icon("data:image/png;base64,AAAA", mime_type="image/png", sizes=["48x48", "any"], theme="dark", protocol_version=version)
-        blocks.append(c.resource_link("https://example.com/b", "b", icons=[icon, {"src": "https://example.com/i.svg"}], protocol_version=version))
-    return blocks
 
 
 @pytest.mark.parametrize("version", VERSIONS)

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mcp_native
+from helpers import INVALID_REQUESTS, PARSE_ERRORS
 from mcp_native import jsonrpc
 from mcp_native.jsonrpc import (
     INVALID_REQUEST,
@@ -108,28 +109,6 @@ def test_message_types_are_small_immutable_and_compare_by_type():
 
 # --- everything a peer can send ----------------------------------------------------------------
 
-PARSE_ERRORS = [
-    b"{bad",
-    b"{",
-    b"}",
-    b'{"jsonrpc":"2.0","method":"m"',
-    b'{"jsonrpc":"2.0","method":"m"}}',
-    b'{"jsonrpc":"2.0","method":"m"} {"jsonrpc":"2.0","method":"m"}',
-    b"{'jsonrpc':'2.0'}",
-    b'{"jsonrpc":"2.0","method":"m","params":{"a":NaN}}',
-    b'{"jsonrpc":"2.0","method":"m","params":{"a":01}}',
-    b'{"jsonrpc":"2.0","method":"m","params":{"a":"\t"}}',
-    b"nul",
-    b"\xef\xbb\xbf{}",  # a BOM is not JSON
-    # invalid UTF-8: a stray continuation byte, a truncated sequence, an overlong form, a surrogate
-    b'{"jsonrpc":"2.0","method":"\x80"}',
-    b'{"jsonrpc":"2.0","method":"\xe2\x82"}',
-    b'{"jsonrpc":"2.0","method":"\xc0\xaf"}',
-    b'{"jsonrpc":"2.0","method":"\xed\xa0\x80"}',
-    b'{"jsonrpc":"2.0","method":"m"}\xff',
-    b"\x00",
-]
-
 
 @pytest.mark.parametrize("line", PARSE_ERRORS)
 @pytest.mark.parametrize("version", jsonrpc.SUPPORTED_PROTOCOL_VERSIONS)
@@ -138,55 +117,6 @@ def test_bad_json_is_a_parse_error_and_decoding_goes_on(line, version):
     assert len(out) == 2, out
     check_invalid(out[0], PARSE_ERROR, None, version)
     assert out[1] == GOOD_MSG
-
-
-INVALID_REQUESTS = [
-    # (line, id the error response carries)
-    (b'{"id":1,"method":"m"}', 1),
-    (b'{"jsonrpc":"1.0","id":1,"method":"m"}', 1),
-    (b'{"jsonrpc":2.0,"id":1,"method":"m"}', 1),
-    (b'{"jsonrpc":null,"id":"a","method":"m"}', "a"),
-    (b'{"jsonrpc":"2.0","id":1}', 1),
-    (b'{"jsonrpc":"2.0"}', None),
-    (b"{}", None),
-    (b'{"jsonrpc":"2.0","id":1,"method":null}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"method":["m"]}', 1),
-    (b'{"jsonrpc":"2.0","method":1}', None),
-    (b'{"jsonrpc":"2.0","id":1,"method":"m","params":[1,2]}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"method":"m","params":null}', 1),
-    (b'{"jsonrpc":"2.0","method":"m","params":"x"}', None),
-    (b'{"jsonrpc":"2.0","id":1,"method":"m","result":{}}', 1),
-    # bad id types
-    (b'{"jsonrpc":"2.0","id":true,"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":false,"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":1.5,"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":1.0,"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":1e3,"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":null,"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":{"a":1},"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":[1],"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":true,"result":{}}', None),
-    (b'{"jsonrpc":"2.0","id":null,"result":{}}', None),
-    (b'{"jsonrpc":"2.0","result":{}}', None),
-    (b'{"jsonrpc":"2.0","id":[],"error":{"code":1,"message":"m"}}', None),
-    # bad responses
-    (b'{"jsonrpc":"2.0","id":1,"result":[]}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"result":null}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"error":"boom"}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"error":{"message":"m"}}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"error":{"code":1}}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":2}}', 1),
-    # not objects; batches
-    (b"[]", None),
-    (b'[{"jsonrpc":"2.0","id":1,"method":"m"}]', None),
-    (b'[{"jsonrpc":"2.0","id":1,"method":"m"},{"jsonrpc":"2.0","method":"n"}]', None),
-    (b'"text"', None),
-    (b"42", None),
-    (b"null", None),
-    (b"true", None),
-]
 
 
 @pytest.mark.parametrize(("line", "id"), INVALID_REQUESTS)

@@ -10,10 +10,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from helpers import INVALID_REQUESTS, PARSE_ERRORS
 from mcp_native import jsonrpc
 from mcp_native.jsonrpc import Decoder, Invalid
-
-from test_jsonrpc import INVALID_REQUESTS, PARSE_ERRORS
 
 VERSIONS = jsonrpc.SUPPORTED_PROTOCOL_VERSIONS
 # The error response definition was renamed after 2025-06-18.

@@ -11,10 +11,8 @@ from typing import Any
 
 import pytest
 
-from conftest import SHARED
-
 import mcp_native
-from mcp_native import _core
+from helpers import SHARED, written_valid
 
 SUITE = SHARED / "json-schema-test-suite"
 DRAFTS = {
@@ -77,23 +75,6 @@ def check(draft: str, path: str, gi: int, ti: int) -> None:
     assert v.is_valid_json(json.dumps(test["data"]).encode()) is test["valid"], "is_valid_json"
     assert (not list(v.iter_errors(test["data"]))) is test["valid"], "iter_errors"
     assert written_valid(v, test["data"]) is test["valid"], "validated while written (Tool.encode_response)"
-
-
-def written_valid(v: mcp_native.Validator, instance: Any) -> bool:
-    """The verdict of the walk that validates while it writes a tool response; a valid
-    instance must come out exactly as without a schema."""
-    line = Verdict(v, 1).encode_response(7, instance)
-    if line is None:
-        return False
-    assert line == _core.ResponseWriter(None, 1).encode_response(7, instance)
-    return True
-
-
-class Verdict(_core.ResponseWriter):
-    """Answers an invalid payload with None."""
-
-    def _encode_invalid(self, *args: Any) -> None:
-        return None
 
 
 @pytest.mark.parametrize(("draft", "path", "gi", "ti"), collect(optional=False))

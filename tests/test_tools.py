@@ -11,9 +11,9 @@ import weakref
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_content import VERSIONS, assert_conforms
 
 import mcp_native
+from helpers import VERSIONS, all_blocks, assert_conforms, spec_checkers
 from mcp_native import Tool, ValidationError, Validator, _core
 from mcp_native import content as c
 
@@ -640,8 +640,6 @@ RESULT_FIELDS = {
 def near_miss_results(draw, version: str) -> dict:
     """Valid results of the version's builders, then (mostly) one to three fields of the result or
     of its blocks set to values that may or may not be allowed there."""
-    from test_content import all_blocks
-
     valid = all_blocks(version)
     content = draw(st.lists(st.sampled_from(valid), max_size=3))
     for _ in range(draw(st.integers(0, 2))):
@@ -679,8 +677,6 @@ def check_result_accepts(tool: Tool, result: object) -> bool:
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_check_result_accepts_every_valid_block_and_the_builders_results(shared, version):
-    from test_content import all_blocks
-
     t = Tool("t", protocol_version=version)
     result = t.result(content=all_blocks(version), meta={"k": 1})
     assert_conforms(shared, version, "CallToolResult", result)
@@ -694,8 +690,6 @@ def test_check_result_accepts_every_valid_block_and_the_builders_results(shared,
 def test_check_result_agrees_with_the_official_definition(shared, version, data):
     """check_result on a result dict, without an output schema, accepts exactly what the
     version's official CallToolResult accepts (python-jsonschema on the schema.json)."""
-    from test_content import spec_checkers
-
     result = data.draw(near_miss_results(version))
     reference, _ = spec_checkers(shared, version, "CallToolResult")
     t = Tool("t", protocol_version=version)
