@@ -12,7 +12,7 @@ read as ``loads`` reads them, so such a line costs a second parse but decodes ex
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple
 
 from . import _core
 
@@ -130,7 +130,7 @@ class Invalid(NamedTuple):
         return self.error["message"]  # type: ignore[no-any-return]
 
 
-Message = Union[Request, Notification, Response, ErrorResponse, Invalid]
+Message = Request | Notification | Response | ErrorResponse | Invalid
 
 for _type in (Request, Notification, Response, ErrorResponse, Invalid):
     _type.__eq__ = _eq  # type: ignore[assignment,method-assign]

@@ -38,7 +38,7 @@ def _limits(limits: Limits | Mapping[str, int] | None) -> tuple[int, int, int, i
             raise ValueError(f"unknown limits: {', '.join(sorted(unknown))}")
         limits = Limits(**limits)
     values = (limits.max_schema_depth, limits.max_subschemas, limits.max_instance_depth, limits.max_steps)
-    for f, v in zip(fields(Limits), values):
+    for f, v in zip(fields(Limits), values, strict=True):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ValueError(f"limit {f.name} must be a positive integer, not {v!r}")
         if v > _MAXIMA[f.name]:

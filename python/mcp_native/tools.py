@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from . import _core
@@ -202,7 +202,7 @@ def _result_checker(version: str, output_schema: dict[str, Any] | None) -> Any:
     return _compile("output_schema", schema, registry=registry)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _shared_result_checker(version: str) -> Any:
     return _result_checker(version, None)
 
@@ -235,7 +235,7 @@ class Tool(_core.ResponseWriter):
     not send it) or ``"error_result"``: send an ``isError`` result naming the violations instead.
     """
 
-    __slots__ = ("name", "protocol_version", "definition", "on_invalid", "_input", "_output", "_checker", "_object_only", "_complete")
+    __slots__ = ("_checker", "_complete", "_input", "_object_only", "_output", "definition", "name", "on_invalid", "protocol_version")
 
     def __init__(
         self,
