@@ -20,13 +20,13 @@ import pytest
 pytest.importorskip("mcp")
 pytest.importorskip("fastmcp")
 
-import mcp.client.session  # noqa: E402
-import mcp.client.stdio  # noqa: E402
-import mcp.server.stdio  # noqa: E402
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
+import mcp.client.session
+import mcp.client.stdio
+import mcp.server.stdio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
-from mcp_native import adapters  # noqa: E402
+from mcp_native import adapters
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = {"mcpserver": ROOT / "examples" / "mcpserver_app.py", "fastmcp": ROOT / "examples" / "fastmcp_app.py"}
@@ -53,10 +53,9 @@ async def session(app: str, adapted_server: bool) -> AsyncIterator[ClientSession
     cmd = server_command(app, adapted_server)
     params = StdioServerParameters(command=cmd[0], args=cmd[1:], cwd=str(ROOT))
     with open("/dev/null", "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                yield s
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            yield s
 
 
 # -- install / uninstall ----------------------------------------------------------------------
@@ -65,7 +64,6 @@ async def session(app: str, adapted_server: bool) -> AsyncIterator[ClientSession
 def _targets() -> list[Any]:
     import fastmcp.server.mixins.transport
     import fastmcp.tools.base
-
     import mcp
     import mcp.server.mcpserver.utilities.func_metadata
     import mcp.server.runner
@@ -90,7 +88,7 @@ def test_install_patches_named_points_and_uninstall_restores_them_exactly() -> N
     text = str(report)
     assert "stdio transport" in text and "validate_tool_result" in text and "convert_result" in text
     after = _targets()
-    assert all(a is not b for a, b in zip(after, before))
+    assert all(a is not b for a, b in zip(after, before, strict=True))
     assert adapters.report() is report
     again = adapters.install()  # idempotent: the same patches, applied once
     assert again.patched == patched and _targets() == after

@@ -15,19 +15,19 @@ import pytest
 pytest.importorskip("mcp")
 pytest.importorskip("fastmcp")
 
-import pydantic_core  # noqa: E402
-from fastmcp import FastMCP  # noqa: E402
-from fastmcp.tools.base import ToolResult  # noqa: E402
-from fastmcp.server.mixins.mcp_operations import _normalize_call_tool_result  # noqa: E402
-from mcp.server.mcpserver import MCPServer  # noqa: E402
-from mcp.server.runner import ServerRunner  # noqa: E402
-from mcp.types import CallToolResult, TextContent  # noqa: E402
-from mcp_types.methods import SERVER_RESULTS  # noqa: E402
-from pydantic import BaseModel  # noqa: E402
-from typing_extensions import TypedDict  # noqa: E402
+import pydantic_core
+from fastmcp import FastMCP
+from fastmcp.server.mixins.mcp_operations import _normalize_call_tool_result
+from fastmcp.tools.base import ToolResult
+from mcp.server.mcpserver import MCPServer
+from mcp.server.runner import ServerRunner
+from mcp.types import CallToolResult, TextContent
+from mcp_types.methods import SERVER_RESULTS
+from pydantic import BaseModel
+from typing_extensions import TypedDict
 
-from mcp_native import adapters  # noqa: E402
-from mcp_native.adapters import mcp_server  # noqa: E402
+from mcp_native import adapters
+from mcp_native.adapters import mcp_server
 
 pytestmark = pytest.mark.anyio
 VERSIONS = sorted(v for m, v in SERVER_RESULTS if m == "tools/call")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -51,7 +51,7 @@ def test_exact_shapes():
 
 
 def test_annotations_builder():
-    when = datetime(2025, 1, 12, 15, 0, 58, tzinfo=timezone.utc)
+    when = datetime(2025, 1, 12, 15, 0, 58, tzinfo=UTC)
     assert c.annotations(audience=("user",), priority=1, last_modified=when) == {
         "audience": ["user"], "priority": 1, "lastModified": "2025-01-12T15:00:58+00:00"}
     assert c.annotations() == {}

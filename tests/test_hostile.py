@@ -146,7 +146,7 @@ def test_lone_surrogates_in_arguments() -> None:
             Tool("t", **kwargs)
     with pytest.raises(TypeError, match="_meta"):
         Tool("t", meta={"k": {1, 2}})
-    with pytest.raises(ValueError, match="name: .*surrogates"), pytest.warns(UserWarning):
+    with pytest.raises(ValueError, match=r"name: .*surrogates"), pytest.warns(UserWarning):
         Tool("\ud800")
     with pytest.raises(ValueError, match="surrogates"):
         jsonrpc.encode_request(1, "\ud800")
@@ -213,7 +213,7 @@ def test_schema_bombs() -> None:
                   {"$id": "http://x/s", "$ref": "http://x/s"}):
         with pytest.raises(SchemaError, match="cycle"):
             Validator(cycle)
-    huge = Validator({"enum": list(range(200_000)) + ["x"]})
+    huge = Validator({"enum": [*range(200_000), "x"]})
     assert huge.is_valid(199_999) and huge.is_valid("x") and not huge.is_valid(-1)
     assert huge.is_valid_json(b"123456.0") and not huge.is_valid_json(b"0.5")
 

@@ -106,7 +106,7 @@ def test_colliding_keys_like_stdlib(docs):
 
 def test_nested_containers():
     check('{"a":[],"b":{},"c":[[],[{}],{"d":[1,[2,[3]]]}],"e":[{"f":{}}],"g":[1.5,-2,18446744073709551615,true,null]}')
-    check('[' + ','.join('{"k%d":[%d,"%d"]}' % (i, i, i) for i in range(3000)) + ']')
+    check('[' + ','.join(f'{{"k{i}":[{i},"{i}"]}}' for i in range(3000)) + ']')
 
 
 def test_list_longer_than_the_tape_count():

@@ -93,7 +93,7 @@ def test_message_types_are_small_immutable_and_compare_by_type():
     assert r == Request(1, "m", {"a": 1}) and r != Request(2, "m", {"a": 1})
     assert repr(r) == "Request(id=1, method='m', params={'a': 1})"
     assert Notification("x", None) != Response("x", None)  # type: ignore[arg-type]
-    assert not (Notification("x", None) == Response("x", None))  # type: ignore[arg-type]
+    assert not (Notification("x", None) == Response("x", None))  # type: ignore[arg-type]  # noqa: SIM201 - tests __eq__
     assert Notification("x", None) != ("x", None)
     assert hash(Notification("x", None)) == hash(Notification("x"))
     with pytest.raises(AttributeError):
@@ -349,12 +349,12 @@ def test_decoded_messages_equal_the_stdlib_reference(msgs, data):
     cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=4)))
     d = Decoder()
     out = []
-    for a, b in zip([0, *cuts], [*cuts, len(stream)]):
+    for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True):
         out += d.feed(stream[a:b])
     out += d.close()
     expected = [json.loads(stdlib_line(m)) for m in msgs]  # the stdlib's view of the same lines
     assert out == msgs
-    for got, ref in zip(out, expected):
+    for got, ref in zip(out, expected, strict=True):
         body = {Request: "params", Notification: "params", Response: "result", ErrorResponse: "error"}[type(got)]
         assert getattr(got, body) == ref.get(body)
 

@@ -5,7 +5,7 @@ failures listed (strict xfail: a fixed one shows up)."""
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ XFAIL: dict[str, str] = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def registry() -> dict[str, Any]:
     remotes = SUITE / "remotes"
     return {
@@ -50,19 +50,19 @@ def collect(optional: bool) -> list[Any]:
         for path in files:
             rel = path.relative_to(base).with_suffix("").as_posix()
             for gi, group in enumerate(json.loads(path.read_text())):
-                for ti, test in enumerate(group["tests"]):
+                for ti, _ in enumerate(group["tests"]):
                     key = f"{draft}/{rel}/{gi}/{ti}"
                     marks = [pytest.mark.xfail(reason=XFAIL[key], strict=True)] if key in XFAIL else []
                     params.append(pytest.param(draft, str(path), gi, ti, id=key, marks=marks))
     return params
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(path: str) -> list[Any]:
     return json.loads(Path(path).read_text())
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(draft: str, path: str, gi: int) -> mcp_native.Validator:
     formats = "/optional/format/" in path
     return mcp_native.Validator(load(path)[gi]["schema"], dialect=DRAFTS[draft], formats=formats, registry=registry())

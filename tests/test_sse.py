@@ -249,7 +249,7 @@ def test_round_trip_through_any_chunking(events, data):
     cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=6)))
     d = Decoder()
     got = []
-    for a, b in zip([0, *cuts], [*cuts, len(stream)]):
+    for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True):
         got += d.feed(stream[a:b])
     got += d.close()
     last_id, retry, expected = "", None, []
@@ -268,7 +268,7 @@ def test_any_bytes_split_anywhere_give_the_same_events(stream, cuts):
     d = Decoder()
     got = []
     bounds = sorted(min(c, len(stream)) for c in cuts)
-    for a, b in zip([0, *bounds], [*bounds, len(stream)]):
+    for a, b in zip([0, *bounds], [*bounds, len(stream)], strict=True):
         got += d.feed(stream[a:b])
     assert got + d.close() == whole
 
@@ -346,9 +346,8 @@ def reference_parse(stream: bytes) -> list[Event]:
         elif name == "id":
             if "\0" not in value:
                 last_id = value
-        elif name == "retry":
-            if value and all(c in "0123456789" for c in value):
-                retry = int(value)
+        elif name == "retry" and value and all(c in "0123456789" for c in value):
+            retry = int(value)
     return events
 
 
@@ -366,6 +365,6 @@ def test_decoder_matches_the_reference_for_any_chunking(tokens, cuts):
     bounds = sorted(min(c, len(stream)) for c in cuts)
     d = Decoder()
     got = []
-    for a, b in zip([0, *bounds], [*bounds, len(stream)]):
+    for a, b in zip([0, *bounds], [*bounds, len(stream)], strict=True):
         got += d.feed(stream[a:b])
     assert got + d.close() == reference_parse(stream)

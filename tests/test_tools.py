@@ -111,7 +111,7 @@ def test_output_schema_any_in_2026(shared):
         anything = Tool("any", output_schema={})
         assert_result_conforms(shared, "2026-07-28", anything.result(s))
     for version in ("2025-06-18", "2025-11-25"):
-        with pytest.raises(ValueError, match="output_schema.*object"):
+        with pytest.raises(ValueError, match=r"output_schema.*object"):
             Tool("nums", output_schema={"type": "array"}, protocol_version=version)
 
 
@@ -539,9 +539,9 @@ def test_check_result(version):
         t.check_result({k: v for k, v in good.items() if k != "content"})
     assert "content" in str(info.value)
     error = {"jsonrpc": "2.0", "id": 9, "error": {"code": -32603, "message": "boom"}}
-    for given in (error, json.dumps(error).encode(), memoryview(json.dumps(error).encode())):
+    for sent in (error, json.dumps(error).encode(), memoryview(json.dumps(error).encode())):
         with pytest.raises(ValidationError, match=r"JSON-RPC error, not a result: code -32603, message 'boom'"):
-            t.check_result(given)
+            t.check_result(sent)
     if version == "2026-07-28":
         with pytest.raises(ValidationError, match="resultType"):
             t.check_result({k: v for k, v in good.items() if k != "resultType"})
