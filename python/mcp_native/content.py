@@ -39,7 +39,7 @@ _THEMES = ("light", "dark")
 def check_version(protocol_version: object) -> str:
     if protocol_version not in PROTOCOL_VERSIONS:
         raise ValueError(f"protocol_version: unsupported {protocol_version!r}, expected one of {', '.join(PROTOCOL_VERSIONS)}")
-    return protocol_version  # type: ignore[return-value]
+    return protocol_version
 
 
 def _str(field: str, value: object) -> str:

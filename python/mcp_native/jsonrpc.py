@@ -133,9 +133,9 @@ class Invalid(NamedTuple):
 Message = Request | Notification | Response | ErrorResponse | Invalid
 
 for _type in (Request, Notification, Response, ErrorResponse, Invalid):
-    _type.__eq__ = _eq  # type: ignore[assignment,method-assign]
+    _type.__eq__ = _eq  # type: ignore[method-assign]
     _type.__ne__ = _ne  # type: ignore[assignment,method-assign]
-    _type.__hash__ = _hash  # type: ignore[assignment,method-assign]
+    _type.__hash__ = _hash  # type: ignore[method-assign]
 del _type
 
 _core._jsonrpc_set_types(Request, Notification, Response, ErrorResponse, Invalid)

@@ -43,7 +43,7 @@ def _limits(limits: Limits | Mapping[str, int] | None) -> tuple[int, int, int, i
             raise ValueError(f"limit {f.name} must be a positive integer, not {v!r}")
         if v > _MAXIMA[f.name]:
             raise ValueError(f"limit {f.name} must be at most {_MAXIMA[f.name]}, not {v!r}")
-    return values  # type: ignore[return-value]
+    return values
 
 
 # The depths bound the engine's recursion on the C++ stack: beyond these, a deep enough document
