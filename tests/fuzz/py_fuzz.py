@@ -193,7 +193,7 @@ def fuzz_validator(data: bytes) -> None:
         raise AssertionError(f"{dialect}: ours {ok}, python-jsonschema {theirs} for {schema!r} on {instance!r}")
 
 
-def messages(dec: Any, chunks: list[bytes]) -> list[Any]:
+def messages(dec: jsonrpc.Decoder | sse.Decoder, chunks: list[bytes]) -> list[Any]:
     out: list[Any] = []
     for c in chunks:
         out += dec.feed(c)
