@@ -41,7 +41,7 @@ def spec_checkers(shared: Path, version: str, definition: str) -> tuple[jsonsche
     return cls(schema), mcp_native.Validator(schema)
 
 
-def assert_conforms(shared: Path, version: str, definition: str, instance: object) -> None:
+def assert_conforms(shared: Path, version: str, definition: str, instance: Any) -> None:
     reference, ours = spec_checkers(shared, version, definition)
     errors = [f"{list(e.absolute_path)}: {e.message}" for e in reference.iter_errors(instance)]
     assert not errors, f"{definition} {version}: {errors}"

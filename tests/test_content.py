@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +14,7 @@ from helpers import PNG, VERSIONS, all_blocks, assert_conforms, spec_checkers
 from mcp_native import content as c
 
 
-def assert_rejected(shared: Path, version: str, definition: str, instance: object) -> None:
+def assert_rejected(shared: Path, version: str, definition: str, instance: Any) -> None:
     """The checkers can fail: a broken instance is rejected by both."""
     reference, ours = spec_checkers(shared, version, definition)
     assert not reference.is_valid(instance)
@@ -20,7 +22,7 @@ def assert_rejected(shared: Path, version: str, definition: str, instance: objec
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_blocks_conform(shared, version):
+def test_blocks_conform(shared: Path, version: str) -> None:
     for block in all_blocks(version):
         assert_conforms(shared, version, "ContentBlock", block)
         # The block also matches the specific definition for its type.
@@ -30,12 +32,12 @@ def test_blocks_conform(shared, version):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_checkers_reject(shared, version):
+def test_checkers_reject(shared: Path, version: str) -> None:
     assert_rejected(shared, version, "ContentBlock", {"type": "image", "data": "AAAA"})
     assert_rejected(shared, version, "ContentBlock", {"type": "text", "text": "x", "annotations": {"priority": 2}})
 
 
-def test_exact_shapes():
+def test_exact_shapes() -> None:
     assert c.text("hi") == {"type": "text", "text": "hi"}
     assert c.image(b"\x00\x01\x02", "image/png") == {"type": "image", "data": "AAEC", "mimeType": "image/png"}
     assert c.audio("AAEC", "audio/wav") == {"type": "audio", "data": "AAEC", "mimeType": "audio/wav"}
@@ -50,7 +52,7 @@ def test_exact_shapes():
     assert c.image(memoryview(b"ab"), "image/gif")["data"] == "YWI="
 
 
-def test_annotations_builder():
+def test_annotations_builder() -> None:
     when = datetime(2025, 1, 12, 15, 0, 58, tzinfo=UTC)
     assert c.annotations(audience=("user",), priority=1, last_modified=when) == {
         "audience": ["user"], "priority": 1, "lastModified": "2025-01-12T15:00:58+00:00"}
@@ -58,7 +60,7 @@ def test_annotations_builder():
     assert c.annotations(last_modified=datetime(2025, 1, 1, tzinfo=timezone(timedelta(hours=2))))["lastModified"] == "2025-01-01T00:00:00+02:00"
 
 
-def _raises(exc, field, fn, *args, **kw):
+def _raises(exc: type[Exception], field: str, fn: Callable[..., object], *args: Any, **kw: Any) -> None:
     with pytest.raises(exc) as info:
         fn(*args, **kw)
     assert field in str(info.value), str(info.value)
@@ -115,9 +117,9 @@ def _raises(exc, field, fn, *args, **kw):
         (TypeError, "resource._meta", c.embedded_resource, ("file:///a",), {"text": "t", "resource_meta": "m"}),
     ],
 )
-def test_bad_inputs_name_the_field(exc, field, fn, args, kw):
+def test_bad_inputs_name_the_field(exc: type[Exception], field: str, fn: Callable[..., object], args: tuple[Any, ...], kw: dict[str, Any]) -> None:
     _raises(exc, field, fn, *args, **kw)
 
 
-def test_naive_datetime_rejected():
+def test_naive_datetime_rejected() -> None:
     _raises(ValueError, "timezone", c.annotations, last_modified=datetime(2025, 1, 1))

@@ -101,7 +101,7 @@ class Text(str):
     pass
 
 
-leaf_values = (edge_ints | st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0**63, -1.5, True, False, None, Level.LOW, [], {}, Text("ab")])
+leaf_values: st.SearchStrategy[Any] = (edge_ints | st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0**63, -1.5, True, False, None, Level.LOW, [], {}, Text("ab")])
                | st.text("a😀é\n", max_size=5))
 
 

@@ -59,7 +59,8 @@ def collect(optional: bool) -> list[Any]:
 
 @cache
 def load(path: str) -> list[Any]:
-    return json.loads(Path(path).read_text())
+    groups: list[Any] = json.loads(Path(path).read_text())
+    return groups
 
 
 @cache
