@@ -404,7 +404,7 @@ class Tool(_core.ResponseWriter):
     def result(
         self,
         structured: Any = _MISSING,
-        content: list[Mapping[str, Any]] | None = None,
+        content: list[dict[str, Any]] | list[Mapping[str, Any]] | None = None,
         *,
         is_error: bool = False,
         meta: Mapping[str, Any] | None = None,
