@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-SHARED = Path(os.environ.get("MCP_NATIVE_SHARED", Path(__file__).resolve().parents[1].parent / "shared"))
+from helpers import SHARED
 
 
 @pytest.fixture(scope="session")

@@ -20,13 +20,14 @@ import pytest
 pytest.importorskip("mcp")
 pytest.importorskip("fastmcp")
 
-import mcp.client.session  # noqa: E402
-import mcp.client.stdio  # noqa: E402
-import mcp.server.stdio  # noqa: E402
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
+import mcp.client.session
+import mcp.client.stdio
+import mcp.server.stdio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.types import JSONRPCResponse, TextContent
 
-from mcp_native import adapters  # noqa: E402
+from mcp_native import adapters
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = {"mcpserver": ROOT / "examples" / "mcpserver_app.py", "fastmcp": ROOT / "examples" / "fastmcp_app.py"}
@@ -53,10 +54,9 @@ async def session(app: str, adapted_server: bool) -> AsyncIterator[ClientSession
     cmd = server_command(app, adapted_server)
     params = StdioServerParameters(command=cmd[0], args=cmd[1:], cwd=str(ROOT))
     with open("/dev/null", "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                yield s
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            yield s
 
 
 # -- install / uninstall ----------------------------------------------------------------------
@@ -65,7 +65,6 @@ async def session(app: str, adapted_server: bool) -> AsyncIterator[ClientSession
 def _targets() -> list[Any]:
     import fastmcp.server.mixins.transport
     import fastmcp.tools.base
-
     import mcp
     import mcp.server.mcpserver.utilities.func_metadata
     import mcp.server.runner
@@ -73,7 +72,7 @@ def _targets() -> list[Any]:
     return [
         mcp.server.stdio.stdio_server,
         mcp.stdio_server,
-        fastmcp.server.mixins.transport.stdio_server,
+        vars(fastmcp.server.mixins.transport)["stdio_server"],  # imported there, not exported
         mcp.client.session.ClientSession.validate_tool_result,
         fastmcp.tools.base.Tool.convert_result,
         mcp.server.mcpserver.utilities.func_metadata.FuncMetadata.convert_result,
@@ -90,7 +89,7 @@ def test_install_patches_named_points_and_uninstall_restores_them_exactly() -> N
     text = str(report)
     assert "stdio transport" in text and "validate_tool_result" in text and "convert_result" in text
     after = _targets()
-    assert all(a is not b for a, b in zip(after, before))
+    assert all(a is not b for a, b in zip(after, before, strict=True))
     assert adapters.report() is report
     again = adapters.install()  # idempotent: the same patches, applied once
     assert again.patched == patched and _targets() == after
@@ -146,7 +145,7 @@ async def test_adapted_server_answers_as_stock_does(app: str) -> None:
     for adapted in (False, True):
         async with session(app, adapted) as s:
             tools = await s.list_tools()
-            calls = [("get_weather", {"city": "Zürich"}), ("list_records", {"count": 200}), ("list_records", {"count": 3000})]
+            calls: list[tuple[str, dict[str, Any]]] = [("get_weather", {"city": "Zürich"}), ("list_records", {"count": 200}), ("list_records", {"count": 3000})]
             answers[adapted] = ([t.name for t in tools.tools], [_plain(await s.call_tool(n, a)) for n, a in calls])
     assert answers[True] == answers[False]
     names, results = answers[True]
@@ -159,6 +158,7 @@ async def test_fastmcp_server_refuses_to_send_an_invalid_result() -> None:
     async with session("fastmcp", adapted_server=True) as s:
         result = await s.call_tool("broken_weather", {"city": "Paris"})
     assert result.is_error and result.structured_content is None
+    assert isinstance(result.content[0], TextContent)
     assert "'65%' is not of type 'integer' at /humidity" in result.content[0].text
 
 
@@ -181,7 +181,8 @@ async def test_adapted_client_parses_lines_natively() -> None:
     parse = mcp.client.stdio._parse_line
     assert parse.__module__ == "mcp_native.adapters.mcp_stdio_client"
     ok = parse('{"jsonrpc":"2.0","id":3,"result":{"content":[]}}\r')
-    assert not isinstance(ok, Exception) and ok.message.id == 3 and ok.message.result == {"content": []}
+    assert not isinstance(ok, Exception) and isinstance(ok.message, JSONRPCResponse)
+    assert ok.message.id == 3 and ok.message.result == {"content": []}
     for bad in ("", "{", '{"jsonrpc":"2.0","id":true,"result":{}}', '{"jsonrpc":"2.0","id":1,"result":[]}'):
         assert isinstance(parse(bad), ValueError)
     async with session("fastmcp", adapted_server=True) as s:
@@ -193,7 +194,7 @@ def test_validate_server_result_keeps_the_stock_verdicts() -> None:
     import pydantic
     from mcp_types import methods
 
-    results = [
+    results: list[dict[str, Any]] = [
         {"content": [{"type": "text", "text": "1"}], "structuredContent": {"a": [1, None]}, "isError": False},
         {"content": [{"type": "text", "text": "1", "annotations": {"priority": 0.5}}]},  # not the simple shape
         {"content": [{"type": "text"}]},  # invalid: no text
@@ -261,7 +262,7 @@ def exchange(app: str, adapted: bool, lines: list[bytes]) -> list[dict[str, Any]
     try:
         proc.stdin.write(b"".join(line + b"\n" for line in lines))
         proc.stdin.flush()
-        responses = []
+        responses: list[dict[str, Any]] = []
         while not responses or responses[-1].get("id") != PING["id"]:
             line = proc.stdout.readline()
             assert line, f"the server ended without answering the ping; answers: {responses}"
@@ -370,12 +371,12 @@ async def test_streamable_http_answers_as_stock_does(body: str) -> None:
     from mcp.client.streamable_http import streamable_http_client
 
     answers = {}
+    calls: list[tuple[str, dict[str, Any]]] = [("get_weather", {"city": "Zürich"}), ("list_records", {"count": 500})]
     for adapted in (False, True):
         with http_server(adapted, body) as url:
             async with streamable_http_client(url) as (read, write), ClientSession(read, write) as s:
                 await s.initialize()
-                answers[adapted] = [_plain(await s.call_tool(n, a)) for n, a in
-                                    [("get_weather", {"city": "Zürich"}), ("list_records", {"count": 500})]]
+                answers[adapted] = [_plain(await s.call_tool(n, a)) for n, a in calls]
     assert answers[True] == answers[False]
     assert answers[True][0]["structuredContent"]["city"] == "Zürich"
 

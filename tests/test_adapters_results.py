@@ -15,19 +15,19 @@ import pytest
 pytest.importorskip("mcp")
 pytest.importorskip("fastmcp")
 
-import pydantic_core  # noqa: E402
-from fastmcp import FastMCP  # noqa: E402
-from fastmcp.tools.base import ToolResult  # noqa: E402
-from fastmcp.server.mixins.mcp_operations import _normalize_call_tool_result  # noqa: E402
-from mcp.server.mcpserver import MCPServer  # noqa: E402
-from mcp.server.runner import ServerRunner  # noqa: E402
-from mcp.types import CallToolResult, TextContent  # noqa: E402
-from mcp_types.methods import SERVER_RESULTS  # noqa: E402
-from pydantic import BaseModel  # noqa: E402
-from typing_extensions import TypedDict  # noqa: E402
+import pydantic_core
+from fastmcp import FastMCP
+from fastmcp.server.mixins.mcp_operations import _normalize_call_tool_result
+from fastmcp.tools.base import ToolResult
+from mcp.server.mcpserver import MCPServer
+from mcp.server.runner import ServerRunner
+from mcp.types import CallToolResult, TextContent
+from mcp_types.methods import SERVER_RESULTS
+from pydantic import BaseModel
+from typing_extensions import TypedDict
 
-from mcp_native import adapters  # noqa: E402
-from mcp_native.adapters import mcp_server  # noqa: E402
+from mcp_native import adapters
+from mcp_native.adapters import mcp_server
 
 pytestmark = pytest.mark.anyio
 VERSIONS = sorted(v for m, v in SERVER_RESULTS if m == "tools/call")
@@ -170,7 +170,7 @@ async def test_the_runner_sends_what_stock_would(name: str, version: str) -> Non
     result = await call(name)
     import mcp.server.runner
 
-    ours = mcp.server.runner.ServerRunner._serialize(runner(), "tools/call", version, result)  # type: ignore[arg-type]
+    ours = mcp.server.runner.ServerRunner._serialize(runner(), "tools/call", version, result)
     assert json.dumps(ours) == stock_wire(result, version)
 
 
@@ -198,8 +198,13 @@ async def test_a_changed_result_takes_the_stock_path(monkeypatch: pytest.MonkeyP
     # Cache hints stay with the stock path.
     hinted = runner()
     hinted.server.cache_hints = {"tools/call": SimpleNamespace(ttl_ms=5, scope="private")}
-    calls = []
-    monkeypatch.setattr(mcp_server, "stock_serialize", lambda *a: calls.append(a) or {})
+    calls: list[tuple[Any, ...]] = []
+
+    def stock(*a: Any) -> dict[str, Any]:
+        calls.append(a)
+        return {}
+
+    monkeypatch.setattr(mcp_server, "stock_serialize", stock)
     serialize(hinted, "tools/call", "2025-11-25", await call("weather"))
     assert len(calls) == 1
 
@@ -224,6 +229,7 @@ async def fastmcp_call(name: str) -> ToolResult:
     app = FastMCP("t")
     app.tool(fn)
     tool = await app.get_tool(fn.__name__)
+    assert tool is not None
     return tool.convert_result(fn(**args))
 
 
@@ -242,5 +248,5 @@ async def test_fastmcp_results_are_stock(name: str) -> None:
 
     for version in VERSIONS:
         ours = _normalize_call_tool_result(adapted.to_mcp_result())
-        got = mcp.server.runner.ServerRunner._serialize(runner(), "tools/call", version, ours)  # type: ignore[arg-type]
+        got = mcp.server.runner.ServerRunner._serialize(runner(), "tools/call", version, ours)
         assert json.dumps(got) == stock_wire(_normalize_call_tool_result(stock.to_mcp_result()), version)

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
         ("PKG_CONFIG_LIBDIR", "libpcre2-dev"),  # pkg-config that finds no .pc file
     ],
 )
-def test_missing_dependency_names_apt_package(tmp_path, hide, apt_package):
+def test_missing_dependency_names_apt_package(tmp_path: Path, hide: str, apt_package: str) -> None:
     env = dict(os.environ)
     args = ["cmake", "-S", str(ROOT), "-B", str(tmp_path / "build"), "-DMCP_NATIVE_BUILD_PYTHON=OFF"]
     if hide == "PKG_CONFIG_LIBDIR":

@@ -3,79 +3,26 @@
 from __future__ import annotations
 
 import base64
-import json
-from datetime import datetime, timedelta, timezone
-from functools import lru_cache
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
-import jsonschema
 import pytest
 
-import mcp_native
+from helpers import PNG, VERSIONS, all_blocks, assert_conforms, spec_checkers
 from mcp_native import content as c
 
-VERSIONS = ("2025-06-18", "2025-11-25", "2026-07-28")
 
-
-@lru_cache(maxsize=None)
-def _document(shared: Path, version: str) -> dict:
-    return json.loads((shared / "mcp-schema" / version / "schema.json").read_text())
-
-
-@lru_cache(maxsize=None)
-def spec_checkers(shared: Path, version: str, definition: str) -> tuple:
-    """Validators of `definition` of the MCP schema `version`: python-jsonschema (the reference)
-    and mcp_native.Validator, each on a `$ref` into the whole schema document."""
-    doc = _document(shared, version)
-    defs = "definitions" if version == "2025-06-18" else "$defs"
-    schema = {**doc, "$ref": f"#/{defs}/{definition}"}
-    cls = jsonschema.Draft7Validator if version == "2025-06-18" else jsonschema.Draft202012Validator
-    return cls(schema), mcp_native.Validator(schema)
-
-
-def assert_conforms(shared: Path, version: str, definition: str, instance: object) -> None:
-    reference, ours = spec_checkers(shared, version, definition)
-    errors = [f"{list(e.absolute_path)}: {e.message}" for e in reference.iter_errors(instance)]
-    assert not errors, f"{definition} {version}: {errors}"
-    assert ours.is_valid(instance), f"{definition} {version}: mcp_native.Validator rejects {instance!r}"
-    assert ours.is_valid_json(json.dumps(instance).encode())
-
-
-def assert_rejected(shared: Path, version: str, definition: str, instance: object) -> None:
+def assert_rejected(shared: Path, version: str, definition: str, instance: Any) -> None:
     """The checkers can fail: a broken instance is rejected by both."""
     reference, ours = spec_checkers(shared, version, definition)
     assert not reference.is_valid(instance)
     assert not ours.is_valid(instance)
 
 
-PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))
-ANN = {"audience": ["user", "assistant"], "priority": 0.5, "lastModified": "2025-01-12T15:00:58Z"}
-
-
-def all_blocks(version: str) -> list[dict]:
-    blocks = [
-        c.text("hello \"world\"\n\u00e9\U0001f600"),
-        c.text("", annotations=ANN, meta={"k": [1, 2]}),
-        c.image(PNG, "image/png"),
-        c.image(base64.b64encode(PNG).decode(), "image/png", annotations={"priority": 1}),
-        c.audio(b"RIFF....WAVE", "audio/wav", meta={}),
-        c.resource_link("file:///project/src/main.rs", "main.rs"),
-        c.resource_link(
-            "https://example.com/a.txt", "a.txt", title="A", description="the a", mime_type="text/plain",
-            size=0, annotations={"audience": []}, meta={"x": None}, protocol_version=version,
-        ),
-        c.embedded_resource("file:///x.txt", text="x", mime_type="text/plain", resource_meta={"r": 1}),
-        c.embedded_resource("file:///x.bin", blob=b"\x00\xff", annotations=ANN, meta={"m": True}),
-        c.embedded_resource("file:///x.bin", blob="AP8="),
-    ]
-    if version >= "2025-11-25":
-        icon = c.icon("data:image/png;base64,AAAA", mime_type="image/png", sizes=["48x48", "any"], theme="dark", protocol_version=version)
-        blocks.append(c.resource_link("https://example.com/b", "b", icons=[icon, {"src": "https://example.com/i.svg"}], protocol_version=version))
-    return blocks
-
-
 @pytest.mark.parametrize("version", VERSIONS)
-def test_blocks_conform(shared, version):
+def test_blocks_conform(shared: Path, version: str) -> None:
     for block in all_blocks(version):
         assert_conforms(shared, version, "ContentBlock", block)
         # The block also matches the specific definition for its type.
@@ -85,12 +32,12 @@ def test_blocks_conform(shared, version):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_checkers_reject(shared, version):
+def test_checkers_reject(shared: Path, version: str) -> None:
     assert_rejected(shared, version, "ContentBlock", {"type": "image", "data": "AAAA"})
     assert_rejected(shared, version, "ContentBlock", {"type": "text", "text": "x", "annotations": {"priority": 2}})
 
 
-def test_exact_shapes():
+def test_exact_shapes() -> None:
     assert c.text("hi") == {"type": "text", "text": "hi"}
     assert c.image(b"\x00\x01\x02", "image/png") == {"type": "image", "data": "AAEC", "mimeType": "image/png"}
     assert c.audio("AAEC", "audio/wav") == {"type": "audio", "data": "AAEC", "mimeType": "audio/wav"}
@@ -105,15 +52,15 @@ def test_exact_shapes():
     assert c.image(memoryview(b"ab"), "image/gif")["data"] == "YWI="
 
 
-def test_annotations_builder():
-    when = datetime(2025, 1, 12, 15, 0, 58, tzinfo=timezone.utc)
+def test_annotations_builder() -> None:
+    when = datetime(2025, 1, 12, 15, 0, 58, tzinfo=UTC)
     assert c.annotations(audience=("user",), priority=1, last_modified=when) == {
         "audience": ["user"], "priority": 1, "lastModified": "2025-01-12T15:00:58+00:00"}
     assert c.annotations() == {}
     assert c.annotations(last_modified=datetime(2025, 1, 1, tzinfo=timezone(timedelta(hours=2))))["lastModified"] == "2025-01-01T00:00:00+02:00"
 
 
-def _raises(exc, field, fn, *args, **kw):
+def _raises(exc: type[Exception], field: str, fn: Callable[..., object], *args: Any, **kw: Any) -> None:
     with pytest.raises(exc) as info:
         fn(*args, **kw)
     assert field in str(info.value), str(info.value)
@@ -170,9 +117,9 @@ def _raises(exc, field, fn, *args, **kw):
         (TypeError, "resource._meta", c.embedded_resource, ("file:///a",), {"text": "t", "resource_meta": "m"}),
     ],
 )
-def test_bad_inputs_name_the_field(exc, field, fn, args, kw):
+def test_bad_inputs_name_the_field(exc: type[Exception], field: str, fn: Callable[..., object], args: tuple[Any, ...], kw: dict[str, Any]) -> None:
     _raises(exc, field, fn, *args, **kw)
 
 
-def test_naive_datetime_rejected():
+def test_naive_datetime_rejected() -> None:
     _raises(ValueError, "timezone", c.annotations, last_modified=datetime(2025, 1, 1))

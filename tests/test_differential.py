@@ -210,9 +210,9 @@ def _paths(value: Any, limit: int = 64) -> list[tuple[Any, ...]]:
         path, node = queue.pop(0)
         out.append(path)
         if isinstance(node, dict):
-            queue.extend((path + (k,), v) for k, v in node.items())
+            queue.extend(((*path, k), v) for k, v in node.items())
         elif isinstance(node, list):
-            queue.extend((path + (i,), v) for i, v in enumerate(node))
+            queue.extend(((*path, i), v) for i, v in enumerate(node))
     return out
 
 
@@ -271,7 +271,7 @@ def _node_mutations(node: Any, names: list[str], rng: random.Random) -> list[tup
         if node:
             out += [("drop-first", node[1:]), ("drop-last", node[:-1]), ("dup-first", node + node[:1]),
                     ("reverse", node[::-1])]
-        out += [("append-null", node + [None]), ("append-1", node + [1])]
+        out += [("append-null", [*node, None]), ("append-1", [*node, 1])]
     elif isinstance(node, dict):
         keys = list(node)
         for k in rng.sample(keys, min(3, len(keys))):
@@ -289,7 +289,7 @@ def mutations(
     """Deterministic variations of seed: (label, instance)."""
     out: list[tuple[str, Any]] = [("wrap-array", [seed]), ("wrap-object", {"a": seed})]
     paths = _paths(seed)
-    chosen = [()] + rng.sample(paths[1:], min(3, len(paths) - 1))
+    chosen = [(), *rng.sample(paths[1:], min(3, len(paths) - 1))]
     for path in chosen:
         where = "".join(f"/{step}" for step in path)  # a JSON pointer: "" is the root
         for label, new in _node_mutations(_get(seed, path), names, rng):
@@ -446,7 +446,7 @@ def find_divergences(
         elif diverges:
             unlisted.append(what)
 
-    for case, their, our in zip(cases, theirs, ours):
+    for case, their, our in zip(cases, theirs, ours, strict=False):
         their_error = their.get("schema_error")
         our_error = our if isinstance(our, str) else None
         judge((case.case_id, None), (their_error is None) != (our_error is None),
@@ -455,7 +455,7 @@ def find_divergences(
             continue
         assert isinstance(our, list)
         threw = (case.case_id, "*")
-        for label, instance, v, o in zip(case.labels, case.instances, their["valid"], our):
+        for label, instance, v, o in zip(case.labels, case.instances, their["valid"], our, strict=False):
             if isinstance(v, dict) and threw in KNOWN:
                 met.add(threw)
                 continue

@@ -8,7 +8,9 @@ import json
 import math
 import threading
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,11 +18,11 @@ import mcp_native
 from mcp_native import JSONDecodeError, dumps, loads
 
 
-def ref_dumps(obj, **kw):
+def ref_dumps(obj: Any, **kw: Any) -> bytes:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False, **kw).encode()
 
 
-def same(a, b):
+def same(a: object, b: object) -> bool:
     """Equal including types, float bits and -0.0 (== says 1 == 1.0 == True and nan != nan)."""
     return repr(a) == repr(b) and type(a) is type(b)
 
@@ -34,7 +36,7 @@ def suite_files(shared: Path, prefix: str) -> list[Path]:
     return files
 
 
-def test_suite_y_parse_like_stdlib(shared):
+def test_suite_y_parse_like_stdlib(shared: Path) -> None:
     files = suite_files(shared, "y_")
     assert len(files) == 95
     for f in files:
@@ -42,7 +44,7 @@ def test_suite_y_parse_like_stdlib(shared):
         assert same(loads(data), json.loads(data)), f.name
 
 
-def test_suite_n_rejected(shared):
+def test_suite_n_rejected(shared: Path) -> None:
     files = suite_files(shared, "n_")
     assert len(files) == 188
     for f in files:
@@ -51,7 +53,7 @@ def test_suite_n_rejected(shared):
             pytest.fail(f"accepted {f.name}")
 
 
-def test_suite_i_clean(shared):
+def test_suite_i_clean(shared: Path) -> None:
     files = suite_files(shared, "i_")
     assert len(files) == 35
     for f in files:
@@ -64,7 +66,7 @@ def test_suite_i_clean(shared):
         assert same(got, json.loads(data)), f.name
 
 
-def test_suite_str_input_matches_bytes(shared):
+def test_suite_str_input_matches_bytes(shared: Path) -> None:
     for f in suite_files(shared, "y_"):
         try:
             text = f.read_bytes().decode("utf-8")
@@ -86,33 +88,34 @@ def test_suite_str_input_matches_bytes(shared):
         "[true,false,null]", " \t\r\n[ 1 , 2 ]\n", '{"":0}', "[[[[[]]]]]",
     ],
 )
-def test_loads_like_stdlib(doc):
+def test_loads_like_stdlib(doc: str) -> None:
     assert same(loads(doc), json.loads(doc))
     assert same(loads(doc.encode()), json.loads(doc))
 
 
-def test_loads_input_types():
+def test_loads_input_types() -> None:
     doc = '{"k":["v",1]}'
     expected = {"k": ["v", 1]}
     for data in (doc, doc.encode(), bytearray(doc.encode()), memoryview(doc.encode()), memoryview(b"xx" + doc.encode())[2:]):
         assert loads(data) == expected
     assert loads(data=doc) == expected
+    # Wrong arguments, on purpose: the runtime's TypeErrors are what is tested.
     with pytest.raises(TypeError, match="not int"):
-        loads(1)
+        loads(1)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        loads()
+        loads()  # type: ignore[call-arg]
     with pytest.raises(TypeError):
-        loads(doc, doc)
+        loads(doc, doc)  # type: ignore[call-arg]
 
 
-def test_loads_big_document_with_big_int():
+def test_loads_big_document_with_big_int() -> None:
     # The big-int fallback keeps everything else exact too.
     doc = {"n": 10**30, "f": [0.1, -0.0, 1e300], "s": "é\n", "l": [{"x": None}] * 3}
     text = json.dumps(doc)
     assert same(loads(text), json.loads(text))
 
 
-def test_depth_limit():
+def test_depth_limit() -> None:
     ok = "[" * 1024 + "]" * 1024
     assert dumps(loads(ok)) == ok.encode()
     # Integers beyond 64 bits go through json.loads, bounded by the interpreter's recursion
@@ -132,7 +135,7 @@ def test_depth_limit():
     with pytest.raises(JSONDecodeError, match="depth") as info:
         loads("[" * 1025 + "]" * 1025)
     assert info.value.pos == 1024
-    deep = [[]]
+    deep: list[Any] = [[]]
     for _ in range(1022):
         deep = [deep]
     assert dumps(deep) == b"[" * 1024 + b"]" * 1024
@@ -179,7 +182,7 @@ BAD_DOCS = [
 
 
 @pytest.mark.parametrize(("doc", "message", "pos"), BAD_DOCS)
-def test_bad_documents(doc, message, pos):
+def test_bad_documents(doc: bytes, message: str, pos: int) -> None:
     with pytest.raises(JSONDecodeError) as info:
         loads(doc)
     e = info.value
@@ -189,7 +192,7 @@ def test_bad_documents(doc, message, pos):
     assert f"(char {pos})" in str(e)
 
 
-def test_bad_document_position_counts_characters():
+def test_bad_document_position_counts_characters() -> None:
     with pytest.raises(JSONDecodeError) as info:
         loads('{"é😀": x}'.encode())
     assert info.value.pos == 7
@@ -199,7 +202,7 @@ def test_bad_document_position_counts_characters():
     assert (info.value.lineno, info.value.colno) == (3, 5)
 
 
-def test_loads_str_with_lone_surrogate():
+def test_loads_str_with_lone_surrogate() -> None:
     with pytest.raises(JSONDecodeError, match="surrogate") as info:
         loads('["ab\ud800"]')
     assert info.value.pos == 4
@@ -208,7 +211,7 @@ def test_loads_str_with_lone_surrogate():
 # --- dumps ------------------------------------------------------------------------------------
 
 
-class Color(str, enum.Enum):
+class Color(str, enum.Enum):  # noqa: UP042 - the str mixin is what is tested, not StrEnum
     RED = "red"
 
 
@@ -223,11 +226,11 @@ class Ratio(float, enum.Enum):
 Point = collections.namedtuple("Point", "x y")
 
 
-class MyList(list):
+class MyList(list[Any]):
     pass
 
 
-class MyDict(dict):
+class MyDict(dict[str, Any]):
     pass
 
 
@@ -245,14 +248,14 @@ SAMPLES = [
     -2.2250738585072014e-308, 1 / 3, 100.0, 1e22, 12345.678,
     "", "abc", "é", "😀", "\x00\x01\x1f\x7f", '"\\/', "\b\f\n\r\t", "\u2028\u2029", "a" * 100, "é\n" * 500,
     [], (), {}, [1, [2, [3]]], (1, "a"), {"a": {"b": [None]}},
-    {1: 1, 2.5: 2, True: 3, None: 4, -(10**30): 5, float("1e16"): 6},
+    {1: 1, 2.5: 2, True: 3, None: 4, -(10**30): 5, float("1e16"): 6},  # noqa: F601 - kept as written
     Color.RED, Level.HIGH, Ratio.HALF, Point(1, 2), MyList([1, 2]), MyDict(a=1), MyStr("s"), MyInt(7),
     collections.OrderedDict([("z", 1), ("a", 2)]), {Color.RED: 1, Level.HIGH: 2, MyStr("k"): 3},
 ]
 
 
 @pytest.mark.parametrize("obj", SAMPLES, ids=repr)
-def test_dumps_like_stdlib(obj):
+def test_dumps_like_stdlib(obj: Any) -> None:
     assert dumps(obj) == ref_dumps(obj)
     try:
         expected = ref_dumps(obj, sort_keys=True)
@@ -263,17 +266,17 @@ def test_dumps_like_stdlib(obj):
         assert dumps(obj, sort_keys=True) == expected
 
 
-def test_dumps_sort_keys_by_code_point():
+def test_dumps_sort_keys_by_code_point() -> None:
     obj = {"b": 1, "a": {"z": 0, "é": 1, "Z": 2, "😀": 3, "\uffff": 4}, "A": [{"y": 1, "x": 2}]}
     assert dumps(obj, sort_keys=True) == ref_dumps(obj, sort_keys=True)
     assert dumps(obj, sort_keys=False) == ref_dumps(obj)
 
 
-def test_dumps_default():
+def test_dumps_default() -> None:
     class Thing:
         pass
 
-    def default(o):
+    def default(o: object) -> object:
         if isinstance(o, Thing):
             return {"thing": [1, Thing2()]}
         if isinstance(o, Thing2):
@@ -291,7 +294,7 @@ def test_dumps_default():
         dumps(object(), default=default)
 
 
-def test_dumps_reentrant_from_default():
+def test_dumps_reentrant_from_default() -> None:
     # default() may itself call dumps: the inner call must not clobber the outer buffer.
     for obj in ({"a": [1, 2, {3}], "b": "x" * 1000}, {"b": "x" * 10_000, "a": [set(range(3000)), {5}]}):
         got = dumps(obj, default=lambda o: dumps(sorted(o)).decode())
@@ -302,7 +305,7 @@ class Unknown:
     pass
 
 
-def test_dumps_output_sizes_across_buffer_growth():
+def test_dumps_output_sizes_across_buffer_growth() -> None:
     # Outputs of every size around the first buffer sizes (a few KB: whole, then grown in
     # place), escapes and multi-byte text at the boundaries, then big and small outputs in turn
     # (each starts where the previous one ended).
@@ -318,17 +321,17 @@ def test_dumps_output_sizes_across_buffer_growth():
             assert line == ref_dumps({"jsonrpc": "2.0", "id": n, "result": {**result, "resultType": "complete"}}) + b"\n"
 
 
-def test_failed_dumps_free_the_partial_output():
+def test_failed_dumps_free_the_partial_output() -> None:
     # Each value fails after 100 KB of text is written: that text must be freed with the error.
     big = ["x" * 1000] * 100
-    deep: list = []
+    deep: list[Any] = []
     for _ in range(2000):
         deep = [deep]
 
-    def refuse(o):
+    def refuse(o: object) -> object:
         raise TypeError("refused")
 
-    cases = [
+    cases: list[tuple[Callable[[], bytes], type[Exception]]] = [
         (lambda: dumps([*big, float("nan")]), ValueError),
         (lambda: dumps([*big, Unknown()]), TypeError),
         (lambda: dumps([*big, Unknown()], default=refuse), TypeError),
@@ -371,7 +374,7 @@ BAD_VALUES = [
 
 
 @pytest.mark.parametrize(("obj", "kw", "exc", "message"), BAD_VALUES, ids=lambda v: type(v).__name__)
-def test_dumps_bad_values(obj, kw, exc, message):
+def test_dumps_bad_values(obj: Any, kw: dict[str, Any], exc: type[Exception], message: str) -> None:
     with pytest.raises(exc, match=message):
         dumps(obj, **kw)
     # The standard library raises too (its depth limit aside).
@@ -379,10 +382,10 @@ def test_dumps_bad_values(obj, kw, exc, message):
         ref_dumps(obj, **kw).decode()
 
 
-def test_dumps_circular():
-    a: list = []
+def test_dumps_circular() -> None:
+    a: list[Any] = []
     a.append(a)
-    d: dict = {}
+    d: dict[str, Any] = {}
     d["d"] = [d]
     for obj in (a, d, [1, {"x": a}]):
         with pytest.raises(ValueError, match="Circular reference"):
@@ -391,39 +394,40 @@ def test_dumps_circular():
             ref_dumps(obj)
 
 
-def test_dumps_bad_arguments():
+def test_dumps_bad_arguments() -> None:
+    # Wrong arguments, on purpose: the runtime's TypeErrors are what is tested.
     with pytest.raises(TypeError, match="unexpected keyword argument 'separators'"):
-        dumps(1, separators=(",", ":"))
+        dumps(1, separators=(",", ":"))  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="missing required argument"):
-        dumps()
+        dumps()  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="takes 1 positional argument"):
-        dumps(1, None)
+        dumps(1, None)  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="multiple values for argument 'obj'"):
-        dumps(1, obj=2)
+        dumps(1, obj=2)  # type: ignore[misc]
     with pytest.raises(TypeError, match="multiple values for argument 'data'"):
-        loads("1", data="2")
+        loads("1", data="2")  # type: ignore[misc]
     with pytest.raises(TypeError, match="unexpected keyword argument 'cls'"):
-        loads("1", cls=None)
+        loads("1", cls=None)  # type: ignore[call-arg]
 
 
-def test_dumps_list_mutated_by_default():
-    items: list = [Unknown(), "tail"]
+def test_dumps_list_mutated_by_default() -> None:
+    items: list[Any] = [Unknown(), "tail"]
 
-    def default(o):
+    def default(o: object) -> str:
         items.clear()
         return "gone"
 
     assert dumps(items, default=default) == b'["gone"]'
 
 
-def test_threads_share_nothing_visible():
+def test_threads_share_nothing_visible() -> None:
     docs = [{"i": i, "s": "x" * i, "l": list(range(i))} for i in range(200)]
 
-    def work(out):
+    def work(out: list[bool]) -> None:
         for d in docs:
             out.append(loads(dumps(d)) == d)
 
-    results: list = []
+    results: list[bool] = []
     threads = [threading.Thread(target=work, args=(results,)) for _ in range(4)]
     for t in threads:
         t.start()
@@ -432,12 +436,12 @@ def test_threads_share_nothing_visible():
     assert len(results) == 800 and all(results)
 
 
-def test_exported():
+def test_exported() -> None:
     assert "dumps" in mcp_native.__all__ and "loads" in mcp_native.__all__
     assert mcp_native.dumps is dumps and mcp_native.loads is loads
 
 
-def test_reentrant_loads_from_a_finalizer():
+def test_reentrant_loads_from_a_finalizer() -> None:
     # Building objects can start a garbage collection whose finalizers run Python code; a loads
     # there must not disturb the parser of the loads in progress.
     import gc
@@ -445,10 +449,10 @@ def test_reentrant_loads_from_a_finalizer():
     seen = []
 
     class Cycle:
-        def __init__(self):
+        def __init__(self) -> None:
             self.me = self
 
-        def __del__(self):
+        def __del__(self) -> None:
             seen.append(loads(b'{"inner":[1,2,3],"k":"v"}'))
 
     doc = {"items": [{"id": i, "name": f"n{i}", "tags": ["a", "b"]} for i in range(300)]}
@@ -465,7 +469,7 @@ def test_reentrant_loads_from_a_finalizer():
     assert seen and all(s == {"inner": [1, 2, 3], "k": "v"} for s in seen)
 
 
-def test_loads_text_at_the_end_of_a_mapping():
+def test_loads_text_at_the_end_of_a_mapping() -> None:
     # The text is parsed in place when simdjson's read-ahead stays within its page, else copied.
     import mmap
 
@@ -490,13 +494,13 @@ class Attrs:
         self.a, self.b, self.c = n, str(n), [n]
 
 
-def dict_kinds() -> list[dict]:
+def dict_kinds() -> list[dict[Any, Any]]:
     """Dicts of every table layout CPython has: str keys, other keys, split instance
     attributes, deleted members, tables grown past one-byte indices, emptied ones."""
     holes = {f"k{i}": i for i in range(20)}
     for i in range(0, 20, 3):
         del holes[f"k{i}"]
-    mixed = {1: "a", 2.5: "b", None: "c", True: "d", "s": "e"}
+    mixed = {1: "a", 2.5: "b", None: "c", True: "d", "s": "e"}  # noqa: F601 - kept as written
     del mixed[2.5]
     big = {f"key{i}": [i] for i in range(70000)}
     for i in range(0, 70000, 7):
@@ -512,7 +516,7 @@ def dict_kinds() -> list[dict]:
 
 
 @pytest.mark.parametrize("d", dict_kinds(), ids=["holes", "mixed", "big", "emptied", "last_deleted", "attrs", "grown", "empty", "one"])
-def test_dumps_every_dict_layout(d):
+def test_dumps_every_dict_layout(d: dict[Any, Any]) -> None:
     expected = json.dumps(d, separators=(",", ":"), ensure_ascii=False).encode()
     assert dumps(d) == expected
     assert dumps({"x": [d, d]}) == b'{"x":[' + expected + b"," + expected + b"]}"
@@ -525,12 +529,12 @@ def test_dumps_every_dict_layout(d):
 
 
 @pytest.mark.parametrize("grow", [0, 5, 5000])
-def test_dumps_survives_default_that_mutates_the_dict(grow):
+def test_dumps_survives_default_that_mutates_the_dict(grow: int) -> None:
     # default() may change the dict being written (resize, delete, clear); the walk re-reads the
     # table at every member, as PyDict_Next does, and the output stays valid JSON.
     d = {"a": object(), "b": 1, "c": [object()]}
 
-    def default(o):
+    def default(o: object) -> str:
         d.clear()
         d.update({f"x{i}": i for i in range(grow)})
         return "z"
@@ -540,7 +544,7 @@ def test_dumps_survives_default_that_mutates_the_dict(grow):
     attrs = vars(Attrs(3))
     attrs["b"] = object()
 
-    def default_attrs(o):
+    def default_attrs(o: object) -> str:
         attrs.pop("a", None)
         attrs["new"] = 1
         return "q"

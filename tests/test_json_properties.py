@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import struct
+from collections.abc import Callable
+from typing import Any
 
 import pydantic_core
 import pytest
@@ -15,11 +17,11 @@ from mcp_native import JSONDecodeError, dumps, loads
 from mcp_native._core import pydantic_json_text
 
 
-def ref_dumps(obj, **kw):
+def ref_dumps(obj: Any, **kw: Any) -> bytes:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False, **kw).encode()
 
 
-def same(a, b):
+def same(a: object, b: object) -> bool:
     return repr(a) == repr(b)
 
 
@@ -32,7 +34,7 @@ chars = st.one_of(
     st.characters(),
 )
 text = st.text(chars, max_size=40)
-valid_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+valid_text = st.text(st.characters(blacklist_categories=["Cs"]), max_size=40)
 
 big_ints = st.one_of(
     st.integers(),
@@ -60,7 +62,7 @@ finite_floats = st.one_of(
 keys = st.one_of(text, big_ints, finite_floats, st.booleans(), st.none())
 
 
-def json_like(strings, floats, key_strategy):
+def json_like(strings: st.SearchStrategy[str], floats: st.SearchStrategy[float], key_strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     scalars = st.one_of(st.none(), st.booleans(), big_ints, floats, strings)
     return st.recursive(
         scalars,
@@ -77,7 +79,7 @@ any_values = json_like(text, st.one_of(finite_floats, st.sampled_from([float("na
 valid_values = json_like(valid_text, finite_floats, valid_text)
 
 
-def outcome(fn):
+def outcome(fn: Callable[[], object]) -> tuple[str, object]:
     try:
         return ("ok", fn())
     except (ValueError, TypeError) as e:  # UnicodeEncodeError is a ValueError
@@ -90,7 +92,7 @@ def outcome(fn):
 @example({"\udfff": 1})
 @example([float("nan")])
 @example({1e16: 1, -0.0: 2})
-def test_dumps_matches_stdlib(obj):
+def test_dumps_matches_stdlib(obj: Any) -> None:
     ours = outcome(lambda: dumps(obj))
     ref = outcome(lambda: ref_dumps(obj))
     assert ours[0] == ref[0], (ours, ref)
@@ -100,7 +102,7 @@ def test_dumps_matches_stdlib(obj):
 
 @settings(max_examples=500, deadline=None)
 @given(any_values)
-def test_dumps_sorted_matches_stdlib(obj):
+def test_dumps_sorted_matches_stdlib(obj: Any) -> None:
     ours = outcome(lambda: dumps(obj, sort_keys=True))
     ref = outcome(lambda: ref_dumps(obj, sort_keys=True))
     assert ours[0] == ref[0], (ours, ref)
@@ -112,7 +114,7 @@ def test_dumps_sorted_matches_stdlib(obj):
 @given(any_values, st.sampled_from([0, 1, 2, 4]), st.booleans())
 @example({"a": [], "b": {}, "c": [{}]}, 2, False)
 @example([1e-05, -2.5e-05, 1e-07, 1e16], 2, False)
-def test_dumps_indent_matches_stdlib(obj, indent, sort_keys):
+def test_dumps_indent_matches_stdlib(obj: Any, indent: int, sort_keys: bool) -> None:
     ours = outcome(lambda: dumps(obj, indent=indent, sort_keys=sort_keys))
     ref = outcome(lambda: json.dumps(obj, indent=indent, sort_keys=sort_keys, ensure_ascii=False, allow_nan=False).encode())
     assert ours[0] == ref[0], (ours, ref)
@@ -125,21 +127,22 @@ def test_dumps_indent_matches_stdlib(obj, indent, sort_keys):
 @given(json_like(valid_text, finite_floats, valid_text), st.sampled_from([None, 0, 2, 3]))
 @example([1e-05, -2.5e-05, 1.5e-05, 9.999e-05, 1e-04, 1e-07, -1.2345e-300, 1e16, 1.5e300, 0.0, -0.0], 2)
 @example({"a": [], "b": {}, "c": "é\u2028\"\\\x00\x1f\x7f"}, 2)
-def test_pydantic_json_text_matches_pydantic(obj, indent):
+def test_pydantic_json_text_matches_pydantic(obj: Any, indent: int | None) -> None:
     assert pydantic_json_text(obj, indent) == pydantic_core.to_json(obj, indent=indent).decode()
 
 
 @pytest.mark.parametrize("indent", ["2", 2.0, True, -1, 65, 2**70])
-def test_dumps_indent_rejects(indent):
+def test_dumps_indent_rejects(indent: object) -> None:
+    # Some of these are of the wrong type on purpose: the runtime's TypeError is what is tested.
     with pytest.raises(TypeError if isinstance(indent, (str, float, bool)) else ValueError, match="indent"):
-        dumps({"a": 1}, indent=indent)
+        dumps({"a": 1}, indent=indent)  # type: ignore[arg-type]
     with pytest.raises(TypeError if isinstance(indent, (str, float, bool)) else ValueError, match="indent"):
-        pydantic_json_text({"a": 1}, indent)
+        pydantic_json_text({"a": 1}, indent)  # type: ignore[arg-type]
 
 
 @settings(max_examples=1500, deadline=None)
 @given(valid_values)
-def test_round_trip(obj):
+def test_round_trip(obj: Any) -> None:
     data = dumps(obj)
     back = loads(data)
     assert same(back, json.loads(data))
@@ -149,7 +152,7 @@ def test_round_trip(obj):
 
 @settings(max_examples=1000, deadline=None)
 @given(st.one_of(finite_floats, big_ints))
-def test_numbers_exact(x):
+def test_numbers_exact(x: float) -> None:
     data = dumps(x)
     assert data == repr(x).encode()
     assert same(loads(data), x)
@@ -158,7 +161,7 @@ def test_numbers_exact(x):
 
 @settings(max_examples=1000, deadline=None)
 @given(st.binary(max_size=30) | st.text(max_size=30).map(lambda s: s.encode("utf-8", "surrogatepass")))
-def test_loads_arbitrary_bytes_is_clean(data):
+def test_loads_arbitrary_bytes_is_clean(data: bytes) -> None:
     try:
         got = loads(data)
     except JSONDecodeError as e:
@@ -170,7 +173,7 @@ def test_loads_arbitrary_bytes_is_clean(data):
 
 @settings(max_examples=1000, deadline=None)
 @given(st.lists(st.sampled_from(['[', ']', '{', '}', ',', ':', '"a"', '1', '-', '.5', 'e3', ' ', 'null', 'tru', '"\\u', 'NaN', '12345678901234567890123']), max_size=20))
-def test_loads_token_soup_agrees_with_stdlib(tokens):
+def test_loads_token_soup_agrees_with_stdlib(tokens: list[str]) -> None:
     doc = "".join(tokens)
     assume(not any(t in doc for t in ("NaN", "Infinity")))  # json.loads accepts these; we reject
     try:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mcp_native
+from helpers import INVALID_REQUESTS, PARSE_ERRORS
 from mcp_native import jsonrpc
 from mcp_native.jsonrpc import (
     INVALID_REQUEST,
@@ -16,6 +20,7 @@ from mcp_native.jsonrpc import (
     Decoder,
     ErrorResponse,
     Invalid,
+    Message,
     Notification,
     Request,
     Response,
@@ -25,18 +30,20 @@ GOOD = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
 GOOD_MSG = Notification("notifications/initialized", None)
 
 
-def decode(data: bytes, **kw) -> list:
+# The decoded items are Any to the tests: each test knows which kind of message its line gives
+# and reads that kind's fields (check_invalid asserts the kind where it matters).
+def decode(data: bytes | bytearray, **kw: Any) -> list[Any]:
     d = Decoder(**kw)
     return d.feed(data) + d.close()
 
 
-def decode_one(line: bytes, **kw):
+def decode_one(line: bytes, **kw: Any) -> Any:
     out = decode(line + b"\n", **kw)
     assert len(out) == 1, out
     return out[0]
 
 
-def check_invalid(item, code: int, id=None, version: str = "2025-11-25") -> None:
+def check_invalid(item: object, code: int, id: object = None, version: str = "2025-11-25") -> None:
     """An Invalid whose response line is exactly the error response it describes."""
     assert isinstance(item, Invalid), item
     assert item.code == code
@@ -44,7 +51,7 @@ def check_invalid(item, code: int, id=None, version: str = "2025-11-25") -> None
     assert item.id == id
     assert isinstance(item.error["data"], str) and item.error["data"]
     assert item.response.endswith(b"\n") and item.response.count(b"\n") == 1
-    expected = {"jsonrpc": "2.0", "error": item.error}
+    expected: dict[str, Any] = {"jsonrpc": "2.0", "error": item.error}
     if id is not None:
         expected["id"] = id
     elif version in ("2024-11-05", "2025-06-18"):  # the versions whose error responses need an id
@@ -56,7 +63,7 @@ def check_invalid(item, code: int, id=None, version: str = "2025-11-25") -> None
 # --- classification --------------------------------------------------------------------------
 
 
-def test_the_four_message_kinds():
+def test_the_four_message_kinds() -> None:
     stream = (
         b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1}}}\n'
         b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":0.5}}\n'
@@ -75,7 +82,7 @@ def test_the_four_message_kinds():
     ]
 
 
-def test_ids_keep_their_type_and_size():
+def test_ids_keep_their_type_and_size() -> None:
     assert decode_one(b'{"jsonrpc":"2.0","id":-9223372036854775808,"method":"m"}').id == -(2**63)
     assert decode_one(b'{"jsonrpc":"2.0","id":18446744073709551615,"method":"m"}').id == 2**64 - 1
     assert decode_one(b'{"jsonrpc":"2.0","id":"","method":"m"}').id == ""
@@ -83,16 +90,16 @@ def test_ids_keep_their_type_and_size():
     assert decode_one(b'{"jsonrpc":"2.0","id":0,"result":{}}') == Response(0, {})
 
 
-def test_unknown_members_are_ignored_and_last_duplicate_wins():
+def test_unknown_members_are_ignored_and_last_duplicate_wins() -> None:
     assert decode_one(b'{"jsonrpc":"2.0","x":1,"method":"a","method":"b"}') == Notification("b", None)
 
 
-def test_message_types_are_small_immutable_and_compare_by_type():
+def test_message_types_are_small_immutable_and_compare_by_type() -> None:
     r = Request(1, "m", {"a": 1})
     assert r == Request(1, "m", {"a": 1}) and r != Request(2, "m", {"a": 1})
     assert repr(r) == "Request(id=1, method='m', params={'a': 1})"
     assert Notification("x", None) != Response("x", None)  # type: ignore[arg-type]
-    assert not (Notification("x", None) == Response("x", None))  # type: ignore[arg-type]
+    assert not (Notification("x", None) == Response("x", None))  # type: ignore[arg-type]  # noqa: SIM201 - tests __eq__
     assert Notification("x", None) != ("x", None)
     assert hash(Notification("x", None)) == hash(Notification("x"))
     with pytest.raises(AttributeError):
@@ -108,97 +115,26 @@ def test_message_types_are_small_immutable_and_compare_by_type():
 
 # --- everything a peer can send ----------------------------------------------------------------
 
-PARSE_ERRORS = [
-    b"{bad",
-    b"{",
-    b"}",
-    b'{"jsonrpc":"2.0","method":"m"',
-    b'{"jsonrpc":"2.0","method":"m"}}',
-    b'{"jsonrpc":"2.0","method":"m"} {"jsonrpc":"2.0","method":"m"}',
-    b"{'jsonrpc':'2.0'}",
-    b'{"jsonrpc":"2.0","method":"m","params":{"a":NaN}}',
-    b'{"jsonrpc":"2.0","method":"m","params":{"a":01}}',
-    b'{"jsonrpc":"2.0","method":"m","params":{"a":"\t"}}',
-    b"nul",
-    b"\xef\xbb\xbf{}",  # a BOM is not JSON
-    # invalid UTF-8: a stray continuation byte, a truncated sequence, an overlong form, a surrogate
-    b'{"jsonrpc":"2.0","method":"\x80"}',
-    b'{"jsonrpc":"2.0","method":"\xe2\x82"}',
-    b'{"jsonrpc":"2.0","method":"\xc0\xaf"}',
-    b'{"jsonrpc":"2.0","method":"\xed\xa0\x80"}',
-    b'{"jsonrpc":"2.0","method":"m"}\xff',
-    b"\x00",
-]
-
 
 @pytest.mark.parametrize("line", PARSE_ERRORS)
 @pytest.mark.parametrize("version", jsonrpc.SUPPORTED_PROTOCOL_VERSIONS)
-def test_bad_json_is_a_parse_error_and_decoding_goes_on(line, version):
+def test_bad_json_is_a_parse_error_and_decoding_goes_on(line: bytes, version: str) -> None:
     out = decode(line + b"\n" + GOOD + b"\n", protocol_version=version)
     assert len(out) == 2, out
     check_invalid(out[0], PARSE_ERROR, None, version)
     assert out[1] == GOOD_MSG
 
 
-INVALID_REQUESTS = [
-    # (line, id the error response carries)
-    (b'{"id":1,"method":"m"}', 1),
-    (b'{"jsonrpc":"1.0","id":1,"method":"m"}', 1),
-    (b'{"jsonrpc":2.0,"id":1,"method":"m"}', 1),
-    (b'{"jsonrpc":null,"id":"a","method":"m"}', "a"),
-    (b'{"jsonrpc":"2.0","id":1}', 1),
-    (b'{"jsonrpc":"2.0"}', None),
-    (b"{}", None),
-    (b'{"jsonrpc":"2.0","id":1,"method":null}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"method":["m"]}', 1),
-    (b'{"jsonrpc":"2.0","method":1}', None),
-    (b'{"jsonrpc":"2.0","id":1,"method":"m","params":[1,2]}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"method":"m","params":null}', 1),
-    (b'{"jsonrpc":"2.0","method":"m","params":"x"}', None),
-    (b'{"jsonrpc":"2.0","id":1,"method":"m","result":{}}', 1),
-    # bad id types
-    (b'{"jsonrpc":"2.0","id":true,"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":false,"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":1.5,"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":1.0,"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":1e3,"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":null,"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":{"a":1},"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":[1],"method":"m"}', None),
-    (b'{"jsonrpc":"2.0","id":true,"result":{}}', None),
-    (b'{"jsonrpc":"2.0","id":null,"result":{}}', None),
-    (b'{"jsonrpc":"2.0","result":{}}', None),
-    (b'{"jsonrpc":"2.0","id":[],"error":{"code":1,"message":"m"}}', None),
-    # bad responses
-    (b'{"jsonrpc":"2.0","id":1,"result":[]}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"result":null}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"error":"boom"}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"error":{"message":"m"}}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"error":{"code":1}}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}', 1),
-    (b'{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":2}}', 1),
-    # not objects; batches
-    (b"[]", None),
-    (b'[{"jsonrpc":"2.0","id":1,"method":"m"}]', None),
-    (b'[{"jsonrpc":"2.0","id":1,"method":"m"},{"jsonrpc":"2.0","method":"n"}]', None),
-    (b'"text"', None),
-    (b"42", None),
-    (b"null", None),
-    (b"true", None),
-]
-
-
 @pytest.mark.parametrize(("line", "id"), INVALID_REQUESTS)
 @pytest.mark.parametrize("version", jsonrpc.SUPPORTED_PROTOCOL_VERSIONS)
-def test_wrong_envelope_is_an_invalid_request_and_decoding_goes_on(line, id, version):
+def test_wrong_envelope_is_an_invalid_request_and_decoding_goes_on(line: bytes, id: int | str | None, version: str) -> None:
     out = decode(line + b"\n" + GOOD + b"\n", protocol_version=version)
     assert len(out) == 2, out
     check_invalid(out[0], INVALID_REQUEST, id, version)
     assert out[1] == GOOD_MSG
 
 
-def test_invalid_says_what_is_wrong():
+def test_invalid_says_what_is_wrong() -> None:
     assert "batch" in decode_one(b"[]").error["data"]
     assert "boolean" in decode_one(b'{"jsonrpc":"2.0","id":true,"method":"m"}').error["data"]
     assert "null" in decode_one(b'{"jsonrpc":"2.0","id":null,"method":"m"}').error["data"]
@@ -207,12 +143,12 @@ def test_invalid_says_what_is_wrong():
     assert '"jsonrpc"' in decode_one(b'{"method":"m"}').error["data"]
 
 
-def test_string_id_of_an_invalid_message_is_escaped_in_the_response():
+def test_string_id_of_an_invalid_message_is_escaped_in_the_response() -> None:
     item = decode_one(b'{"jsonrpc":"1.0","id":"a\\"b\\\\c\\n\\u0000\xc3\xa9","method":"m"}')
     check_invalid(item, INVALID_REQUEST, 'a"b\\c\n\x00\xe9')
 
 
-def test_deep_nesting_is_rejected_without_crashing():
+def test_deep_nesting_is_rejected_without_crashing() -> None:
     deep = b'{"jsonrpc":"2.0","method":"m","params":{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}}"
     out = decode(deep + b"\n" + GOOD + b"\n" + b"{" * 100_000 + b"\n")
     check_invalid(out[0], PARSE_ERROR)
@@ -236,7 +172,7 @@ def big_line(n: int) -> bytes:
     return head + b"x" * (n - len(head) - len(tail)) + tail
 
 
-def test_ten_megabyte_lines_under_and_over_the_limit():
+def test_ten_megabyte_lines_under_and_over_the_limit() -> None:
     ten_mb = big_line(10 * 1024 * 1024)
     ok = decode(ten_mb + b"\n" + GOOD + b"\n", max_message_bytes=len(ten_mb))
     assert len(ok) == 2 and ok[0].params["s"] == "x" * ten_mb.count(b"x") and ok[1] == GOOD_MSG
@@ -247,7 +183,7 @@ def test_ten_megabyte_lines_under_and_over_the_limit():
     assert over[1] == GOOD_MSG
 
 
-def test_an_oversized_line_is_reported_early_and_never_buffered():
+def test_an_oversized_line_is_reported_early_and_never_buffered() -> None:
     d = Decoder(max_message_bytes=1000)
     first = d.feed(b'{"jsonrpc":"2.0","method":"m","params":{"s":"' + b"y" * 900)
     assert first == [] and d.pending_bytes > 900
@@ -261,7 +197,7 @@ def test_an_oversized_line_is_reported_early_and_never_buffered():
     assert d.close() == []
 
 
-def test_limit_counts_the_line_without_its_line_ending():
+def test_limit_counts_the_line_without_its_line_ending() -> None:
     line = big_line(100)
     for ending in (b"\n", b"\r\n"):
         assert decode(line + ending, max_message_bytes=100)[0].params is not None
@@ -272,7 +208,7 @@ def test_limit_counts_the_line_without_its_line_ending():
     assert d.feed(b"\n") == decode(line + b"\n") and d.close() == []
 
 
-def test_line_endings_blank_lines_and_last_line_at_close():
+def test_line_endings_blank_lines_and_last_line_at_close() -> None:
     stream = b"\n\r\n \t \r\n" + GOOD + b"\r\n\r\n\n" + GOOD + b"\n\n" + GOOD
     d = Decoder()
     assert d.feed(stream) == [GOOD_MSG, GOOD_MSG]
@@ -298,7 +234,7 @@ STREAM = (
 )
 
 
-def test_every_split_in_two_and_three_gives_the_single_feed_output():
+def test_every_split_in_two_and_three_gives_the_single_feed_output() -> None:
     whole = decode(STREAM)
     assert [type(m).__name__ for m in whole] == [
         "Request", "Notification", "Invalid", "Invalid", "Response", "Invalid", "ErrorResponse",
@@ -314,7 +250,7 @@ def test_every_split_in_two_and_three_gives_the_single_feed_output():
             assert got == whole, (i, j)
 
 
-def test_byte_at_a_time():
+def test_byte_at_a_time() -> None:
     d = Decoder()
     out = []
     for i in range(len(STREAM)):
@@ -322,7 +258,7 @@ def test_byte_at_a_time():
     assert out + d.close() == decode(STREAM)
 
 
-def test_feed_takes_any_bytes_like_object_but_not_str():
+def test_feed_takes_any_bytes_like_object_but_not_str() -> None:
     assert decode(bytearray(GOOD + b"\n")) == [GOOD_MSG]
     d = Decoder()
     assert d.feed(memoryview(GOOD + b"\n")) == [GOOD_MSG]
@@ -332,7 +268,7 @@ def test_feed_takes_any_bytes_like_object_but_not_str():
         d.feed(123)  # type: ignore[arg-type]
 
 
-def test_constructor_arguments_are_checked():
+def test_constructor_arguments_are_checked() -> None:
     with pytest.raises(ValueError, match="max_message_bytes"):
         Decoder(max_message_bytes=0)
     with pytest.raises(TypeError, match="max_message_bytes"):
@@ -342,13 +278,13 @@ def test_constructor_arguments_are_checked():
     with pytest.raises(ValueError, match="batches"):  # 2025-03-26 has them; the decoder reads lines
         Decoder(protocol_version="2025-03-26")
     with pytest.raises(TypeError):
-        Decoder(1000)  # type: ignore[misc]
+        Decoder(1000)  # type: ignore[call-arg]
     d = Decoder(max_message_bytes=5000, protocol_version="2025-06-18")
     assert (d.max_message_bytes, d.protocol_version) == (5000, "2025-06-18")
     assert repr(d) == "Decoder(max_message_bytes=5000, protocol_version='2025-06-18')"
 
 
-def test_error_codes():
+def test_error_codes() -> None:
     assert (jsonrpc.PARSE_ERROR, jsonrpc.INVALID_REQUEST, jsonrpc.METHOD_NOT_FOUND) == (-32700, -32600, -32601)
     assert (jsonrpc.INVALID_PARAMS, jsonrpc.INTERNAL_ERROR, jsonrpc.URL_ELICITATION_REQUIRED) == (-32602, -32603, -32042)
 
@@ -362,22 +298,22 @@ json_scalars = (
     | st.booleans()
     | st.integers(min_value=-(2**63), max_value=2**64 - 1)
     | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(st.characters(exclude_categories=("Cs",)))
+    | st.text(st.characters(exclude_categories=["Cs"]))
 )
 json_values = st.recursive(
     json_scalars,
     lambda inner: st.lists(inner, max_size=5)
-    | st.dictionaries(st.text(st.characters(exclude_categories=("Cs",)), max_size=8), inner, max_size=5),
+    | st.dictionaries(st.text(st.characters(exclude_categories=["Cs"]), max_size=8), inner, max_size=5),
     max_leaves=30,
 )
-ids = st.integers(min_value=-(2**63), max_value=2**64 - 1) | st.text(st.characters(exclude_categories=("Cs",)))
-objects = st.dictionaries(st.text(st.characters(exclude_categories=("Cs",)), max_size=10), json_values, max_size=6)
+ids = st.integers(min_value=-(2**63), max_value=2**64 - 1) | st.text(st.characters(exclude_categories=["Cs"]))
+objects = st.dictionaries(st.text(st.characters(exclude_categories=["Cs"]), max_size=10), json_values, max_size=6)
 
 
 @st.composite
-def messages(draw):
+def messages(draw: st.DrawFn) -> Message:
     kind = draw(st.sampled_from(["request", "notification", "response", "error"]))
-    method = draw(st.text(st.characters(exclude_categories=("Cs",)), max_size=20))
+    method = draw(st.text(st.characters(exclude_categories=["Cs"]), max_size=20))
     params = draw(st.none() | objects)
     if kind == "request":
         return Request(draw(ids), method, params)
@@ -389,10 +325,10 @@ def messages(draw):
     return ErrorResponse(draw(ids | st.none()), error)
 
 
-def stdlib_line(m) -> bytes:
+def stdlib_line(m: Message) -> bytes:
     """The reference encoding: json.dumps with the envelope, in a random-ish member order."""
     if isinstance(m, Request):
-        obj = {"method": m.method, "jsonrpc": "2.0", "id": m.id}
+        obj: dict[str, Any] = {"method": m.method, "jsonrpc": "2.0", "id": m.id}
     elif isinstance(m, Notification):
         obj = {"jsonrpc": "2.0", "method": m.method}
     elif isinstance(m, Response):
@@ -404,7 +340,7 @@ def stdlib_line(m) -> bytes:
     return json.dumps(obj, ensure_ascii=False).encode()
 
 
-def our_line(m) -> bytes:
+def our_line(m: Message) -> bytes:
     if isinstance(m, Request):
         return jsonrpc.encode_request(m.id, m.method, m.params)
     if isinstance(m, Notification):
@@ -416,24 +352,24 @@ def our_line(m) -> bytes:
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(messages(), min_size=1, max_size=6), st.data())
-def test_decoded_messages_equal_the_stdlib_reference(msgs, data):
+def test_decoded_messages_equal_the_stdlib_reference(msgs: list[Message], data: st.DataObject) -> None:
     stream = b"".join(stdlib_line(m) + data.draw(st.sampled_from([b"\n", b"\r\n", b"\n\n"])) for m in msgs)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=4)))
     d = Decoder()
-    out = []
-    for a, b in zip([0, *cuts], [*cuts, len(stream)]):
+    out: list[Message] = []
+    for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True):
         out += d.feed(stream[a:b])
     out += d.close()
     expected = [json.loads(stdlib_line(m)) for m in msgs]  # the stdlib's view of the same lines
     assert out == msgs
-    for got, ref in zip(out, expected):
+    for got, ref in zip(out, expected, strict=True):
         body = {Request: "params", Notification: "params", Response: "result", ErrorResponse: "error"}[type(got)]
         assert getattr(got, body) == ref.get(body)
 
 
 @settings(max_examples=300, deadline=None)
 @given(messages())
-def test_encoders_match_the_stdlib_and_round_trip(m):
+def test_encoders_match_the_stdlib_and_round_trip(m: Message) -> None:
     line = our_line(m)
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     ref = json.loads(stdlib_line(m))
@@ -446,7 +382,7 @@ def test_encoders_match_the_stdlib_and_round_trip(m):
 
 @settings(max_examples=500, deadline=None)
 @given(st.binary(max_size=200), st.integers(0, 200))
-def test_arbitrary_bytes_never_raise_and_split_anywhere(blob, cut):
+def test_arbitrary_bytes_never_raise_and_split_anywhere(blob: bytes, cut: int) -> None:
     whole = decode(blob)
     d = Decoder()
     assert d.feed(blob[:cut]) + d.feed(blob[cut:]) + d.close() == whole
@@ -459,7 +395,7 @@ def test_arbitrary_bytes_never_raise_and_split_anywhere(blob, cut):
 # --- encoders ----------------------------------------------------------------------------------
 
 
-def test_encoders_write_compact_lines_in_envelope_order():
+def test_encoders_write_compact_lines_in_envelope_order() -> None:
     assert jsonrpc.encode_request(1, "tools/call", {"name": "x"}) == (
         b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}\n'
     )
@@ -479,44 +415,45 @@ def test_encoders_write_compact_lines_in_envelope_order():
 
 @pytest.mark.parametrize(
     ("call", "exc", "field"),
+    # Wrong arguments, on purpose: the runtime's errors are what is tested.
     [
         (lambda: jsonrpc.encode_request(True, "m"), TypeError, "id"),
-        (lambda: jsonrpc.encode_request(1.0, "m"), TypeError, "id"),
-        (lambda: jsonrpc.encode_request(None, "m"), TypeError, "id"),
-        (lambda: jsonrpc.encode_request([1], "m"), TypeError, "id"),
+        (lambda: jsonrpc.encode_request(1.0, "m"), TypeError, "id"),  # type: ignore[arg-type]
+        (lambda: jsonrpc.encode_request(None, "m"), TypeError, "id"),  # type: ignore[arg-type]
+        (lambda: jsonrpc.encode_request([1], "m"), TypeError, "id"),  # type: ignore[arg-type]
         (lambda: jsonrpc.encode_response(False, {}), TypeError, "id"),
         (lambda: jsonrpc.encode_error(True, 1, "m"), TypeError, "id"),
-        (lambda: jsonrpc.encode_request(1, b"m"), TypeError, "method"),
-        (lambda: jsonrpc.encode_notification(None), TypeError, "method"),
-        (lambda: jsonrpc.encode_request(1, "m", [1]), TypeError, "params"),
-        (lambda: jsonrpc.encode_notification("m", "x"), TypeError, "params"),
+        (lambda: jsonrpc.encode_request(1, b"m"), TypeError, "method"),  # type: ignore[arg-type]
+        (lambda: jsonrpc.encode_notification(None), TypeError, "method"),  # type: ignore[arg-type]
+        (lambda: jsonrpc.encode_request(1, "m", [1]), TypeError, "params"),  # type: ignore[arg-type]
+        (lambda: jsonrpc.encode_notification("m", "x"), TypeError, "params"),  # type: ignore[arg-type]
         (lambda: jsonrpc.encode_request(1, "m", {"a": object()}), TypeError, "params"),
-        (lambda: jsonrpc.encode_request(1, "m", {1: 2} | {"a": {"b": {2j: 1}}}), TypeError, "params"),
+        (lambda: jsonrpc.encode_request(1, "m", {1: 2} | {"a": {"b": {2j: 1}}}), TypeError, "params"),  # type: ignore[arg-type]
         (lambda: jsonrpc.encode_notification("m", {"a": float("inf")}), ValueError, "params"),
         (lambda: jsonrpc.encode_notification("m", {"a": "\ud800"}), ValueError, "params"),
-        (lambda: jsonrpc.encode_response(1, None), TypeError, "result"),
+        (lambda: jsonrpc.encode_response(1, None), TypeError, "result"),  # type: ignore[arg-type]
         (lambda: jsonrpc.encode_response(1, {"a": {1, 2}}), TypeError, "result"),
         (lambda: jsonrpc.encode_error(1, True, "m"), TypeError, "code"),
-        (lambda: jsonrpc.encode_error(1, -32600.0, "m"), TypeError, "code"),
-        (lambda: jsonrpc.encode_error(1, 1, None), TypeError, "message"),
+        (lambda: jsonrpc.encode_error(1, -32600.0, "m"), TypeError, "code"),  # type: ignore[arg-type]
+        (lambda: jsonrpc.encode_error(1, 1, None), TypeError, "message"),  # type: ignore[arg-type]
         (lambda: jsonrpc.encode_error(1, 1, "m", data=float("nan")), ValueError, "data"),
-        (lambda: jsonrpc.encode_request(1), TypeError, "method"),
-        (lambda: jsonrpc.encode_request(1, "m", params={}, extra=1), TypeError, "extra"),
-        (lambda: jsonrpc.encode_request(1, "m", {}, 4), TypeError, "at most 3"),
-        (lambda: jsonrpc.encode_response(1, {}, id=2), TypeError, "multiple values"),
+        (lambda: jsonrpc.encode_request(1), TypeError, "method"),  # type: ignore[call-arg]
+        (lambda: jsonrpc.encode_request(1, "m", params={}, extra=1), TypeError, "extra"),  # type: ignore[call-arg]
+        (lambda: jsonrpc.encode_request(1, "m", {}, 4), TypeError, "at most 3"),  # type: ignore[call-arg]
+        (lambda: jsonrpc.encode_response(1, {}, id=2), TypeError, "multiple values"),  # type: ignore[misc]
     ],
 )
-def test_encoder_arguments_are_checked(call, exc, field):
+def test_encoder_arguments_are_checked(call: Callable[[], bytes], exc: type[Exception], field: str) -> None:
     with pytest.raises(exc, match=field):
         call()
 
 
-def test_encoders_reject_circular_and_too_deep_values():
-    loop: dict = {}
+def test_encoders_reject_circular_and_too_deep_values() -> None:
+    loop: dict[str, Any] = {}
     loop["self"] = loop
     with pytest.raises(ValueError, match="params"):
         jsonrpc.encode_request(1, "m", loop)
-    deep: list = []
+    deep: list[Any] = []
     for _ in range(5000):
         deep = [deep]
     with pytest.raises(ValueError, match="result"):
@@ -534,7 +471,7 @@ def test_encoders_reject_circular_and_too_deep_values():
         (b'{"jsonrpc":"2.0","method":"m","params":{"a":"\\ud800","b":01}}', "delimiter at byte 58"),
     ],
 )
-def test_bad_strings_and_numbers_are_parse_errors_that_say_why(line, says):
+def test_bad_strings_and_numbers_are_parse_errors_that_say_why(line: bytes, says: str) -> None:
     out = decode(line + b"\n" + GOOD + b"\n")
     check_invalid(out[0], PARSE_ERROR)
     assert says in out[0].error["data"]
@@ -557,7 +494,7 @@ BEYOND_SIMDJSON = [
 
 @pytest.mark.parametrize("line", BEYOND_SIMDJSON)
 @pytest.mark.parametrize("version", jsonrpc.SUPPORTED_PROTOCOL_VERSIONS)
-def test_valid_json_simdjson_cannot_represent_is_decoded(line, version):
+def test_valid_json_simdjson_cannot_represent_is_decoded(line: bytes, version: str) -> None:
     out = decode(line + b"\n" + GOOD + b"\n", protocol_version=version)
     assert out == [reference_classify(json.loads(line)), GOOD_MSG]
     assert out[0] == reference_classify(mcp_native.loads(line))
@@ -576,7 +513,7 @@ def test_valid_json_simdjson_cannot_represent_is_decoded(line, version):
     ],
 )
 @pytest.mark.parametrize("version", jsonrpc.SUPPORTED_PROTOCOL_VERSIONS)
-def test_invalid_messages_beyond_simdjson_answer_with_the_exact_id(line, id, data, version):
+def test_invalid_messages_beyond_simdjson_answer_with_the_exact_id(line: bytes, id: int | str | None, data: str, version: str) -> None:
     (got,) = decode(line + b"\n", protocol_version=version)
     check_invalid(got, INVALID_REQUEST, id, version)
     assert data in got.error["data"]
@@ -584,7 +521,7 @@ def test_invalid_messages_beyond_simdjson_answer_with_the_exact_id(line, id, dat
         assert line.split(b'"id":')[1].split(b",")[0] in got.response
 
 
-def test_lines_too_deep_for_the_fallback_parser_are_parse_errors():
+def test_lines_too_deep_for_the_fallback_parser_are_parse_errors() -> None:
     # Python's json nests less deeply than simdjson; such lines cannot be read exactly.
     line = b'{"jsonrpc":"2.0","id":"x","method":"m","params":{"a":' + b"[" * 1020 + b'"\\ud800"' + b"]" * 1020 + b"}}"
     out = decode(line + b"\n" + GOOD + b"\n")
@@ -592,7 +529,7 @@ def test_lines_too_deep_for_the_fallback_parser_are_parse_errors():
     assert out[1] == GOOD_MSG
 
 
-def _json_test_suite_lines(shared):
+def _json_test_suite_lines(shared: Path) -> Iterator[tuple[str, bytes]]:
     folder = shared / "json-test-suite" / "test_parsing"
     for path in sorted(folder.glob("*.json")):
         # Newlines are whitespace outside strings and invalid inside: as spaces, one line each.
@@ -601,7 +538,7 @@ def _json_test_suite_lines(shared):
             yield path.name, doc
 
 
-def test_the_decoder_agrees_with_loads_on_the_json_test_suite(shared):
+def test_the_decoder_agrees_with_loads_on_the_json_test_suite(shared: Path) -> None:
     """A line is a parse error exactly when loads rejects it, and otherwise decodes as the
     envelope rules classify what loads returns."""
     checked = 0
@@ -644,7 +581,7 @@ wide_values = st.recursive(
     st.sampled_from(jsonrpc.SUPPORTED_PROTOCOL_VERSIONS),
     st.floats(0, 1),
 )
-def test_every_valid_line_decodes_as_the_reference_classifies_it(obj, version, cut):
+def test_every_valid_line_decodes_as_the_reference_classifies_it(obj: Any, version: str, cut: float) -> None:
     line = json.dumps(obj).encode()  # big floats as 1e+300 etc., lone surrogates as \udXXX
     # Whole in one chunk (parsed in place), or split (gathered in the decoder's buffer).
     at = int(cut * len(line))
@@ -664,7 +601,7 @@ def _is_id(v: object) -> bool:
     return (isinstance(v, int) and not isinstance(v, bool)) or isinstance(v, str)
 
 
-def reference_classify(obj: object) -> tuple:
+def reference_classify(obj: object) -> tuple[Any, ...]:
     """The envelope rules: returns the expected message, or ("invalid", id it carries)."""
     if not isinstance(obj, dict):
         return ("invalid", None)
@@ -699,7 +636,7 @@ def reference_classify(obj: object) -> tuple:
     return ("invalid", rid)
 
 
-ENVELOPE_VALUES = {
+ENVELOPE_VALUES: dict[str, list[Any]] = {
     "jsonrpc": ["2.0", "1.0", 2.0, None, ["2.0"]],
     "id": [1, 0, -5, 2**63, 2**64 - 1, "a", "", True, False, 1.5, None, {}, [1]],
     "method": ["tools/call", "", 5, None, ["m"], {}],
@@ -731,7 +668,7 @@ ENVELOPE_VALUES = {
     | st.sampled_from([[], [{"jsonrpc": "2.0", "method": "m"}], "s", 1, None, True]),
     st.sampled_from(jsonrpc.SUPPORTED_PROTOCOL_VERSIONS),
 )
-def test_envelope_rules_match_the_reference(obj, version):
+def test_envelope_rules_match_the_reference(obj: Any, version: str) -> None:
     line = json.dumps(obj).encode()
     (got,) = decode(line + b"\n", protocol_version=version)
     expected = reference_classify(obj)
@@ -741,7 +678,7 @@ def test_envelope_rules_match_the_reference(obj, version):
         assert got == expected
 
 
-def test_method_names_repeated_and_alternating_across_feeds():
+def test_method_names_repeated_and_alternating_across_feeds() -> None:
     # The decoder reuses the last method's str: each message must still get its own name.
     methods = ["tools/call", "tools/call", "tools/list", "tools", "tools/call", "", "tools/callx", "é/ü", "é/ü", "tools/call"]
     d = Decoder()
@@ -752,7 +689,7 @@ def test_method_names_repeated_and_alternating_across_feeds():
     assert out == [x for i, m in enumerate(methods) for x in (Request(i, m, None), Notification(m, None))]
 
 
-def test_feed_leaves_the_collector_as_it_found_it():
+def test_feed_leaves_the_collector_as_it_found_it() -> None:
     import gc
 
     line = b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[{"b":"\\ud800"}]}}\n'

@@ -6,15 +6,15 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
 
+from helpers import INVALID_REQUESTS, PARSE_ERRORS
 from mcp_native import jsonrpc
 from mcp_native.jsonrpc import Decoder, Invalid
 from mcp_native.protocol import SCHEMA_VERSIONS
-
-from test_jsonrpc import INVALID_REQUESTS, PARSE_ERRORS
 
 VERSIONS = tuple(v.value for v in SCHEMA_VERSIONS)  # the versions with a schema to check against
 # The error response definition was renamed after 2025-06-18.
@@ -43,9 +43,9 @@ def errors(shared: Path, version: str, definition: str, line: bytes) -> list[str
     return found
 
 
-def result_for(version: str) -> dict:
+def result_for(version: str) -> dict[str, Any]:
     # 2026-07-28 requires resultType on every result.
-    base: dict = {"content": [{"type": "text", "text": "hi"}], "isError": False}
+    base: dict[str, Any] = {"content": [{"type": "text", "text": "hi"}], "isError": False}
     return {**base, "resultType": "complete"} if version == "2026-07-28" else base
 
 
@@ -54,7 +54,7 @@ ENCODED_IDS = [0, -1, 2**53, 2**63 - 1, 2**70, "", "req-1", "é\n\"\\"]
 
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("id", ENCODED_IDS)
-def test_encoded_lines_conform(shared, version, id):
+def test_encoded_lines_conform(shared: Path, version: str, id: int | str) -> None:
     params = {"name": "add", "arguments": {"a": 1, "b": [1.5, None, "x\u2028"]}, "_meta": {"progressToken": 5}}
     assert errors(shared, version, "JSONRPCRequest", jsonrpc.encode_request(id, "tools/call", params)) == []
     assert errors(shared, version, "JSONRPCRequest", jsonrpc.encode_request(id, "ping")) == []
@@ -67,7 +67,7 @@ def test_encoded_lines_conform(shared, version, id):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_the_schema_check_can_fail(shared, version):
+def test_the_schema_check_can_fail(shared: Path, version: str) -> None:
     bad = b'{"jsonrpc":"2.0","id":true,"method":"m"}\n'
     assert errors(shared, version, "JSONRPCRequest", bad)
 
@@ -77,11 +77,11 @@ def invalid_items(version: str) -> list[Invalid]:
     d = Decoder(max_message_bytes=200, protocol_version=version)
     items = d.feed(b"\n".join(lines) + b"\n") + d.close()
     assert len(items) == len(lines) and all(isinstance(i, Invalid) for i in items)
-    return items
+    return [i for i in items if isinstance(i, Invalid)]
 
 
 @pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
-def test_invalid_error_responses_conform(shared, version):
+def test_invalid_error_responses_conform(shared: Path, version: str) -> None:
     for item in invalid_items(version):
         assert errors(shared, version, ERROR_DEF[version], item.response) == [], item
     # Unknown ids are left out, as these schemas want (id optional, never null).
@@ -89,7 +89,7 @@ def test_invalid_error_responses_conform(shared, version):
     assert errors(shared, version, ERROR_DEF[version], jsonrpc.encode_error(None, -32700, "Parse error")) == []
 
 
-def test_invalid_error_responses_2025_06_18(shared):
+def test_invalid_error_responses_2025_06_18(shared: Path) -> None:
     """2025-06-18's schema requires a string or integer id on every error response, which a
     response to an unreadable message cannot have; the decoder then writes ``"id": null`` as
     JSON-RPC 2.0 prescribes. Everything else of those responses conforms."""
@@ -104,7 +104,7 @@ def test_invalid_error_responses_2025_06_18(shared):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_error_responses_to_an_unknown_id_per_version(shared, version):
+def test_error_responses_to_an_unknown_id_per_version(shared: Path, version: str) -> None:
     """What each schema says of an error response without a usable id, and what encode_error
     writes for it: left out from 2025-11-25 on (the default), null for 2025-06-18."""
     absent = b'{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}\n'
@@ -121,12 +121,13 @@ def test_error_responses_to_an_unknown_id_per_version(shared, version):
         assert line == absent
     # The Decoder answers unreadable lines the same way.
     (item,) = Decoder(protocol_version=version).feed(b"{\n")
+    assert isinstance(item, Invalid)
     assert (b'"id":null' in item.response) == (version == "2025-06-18")
     # A known id is written whatever the version.
     assert errors(shared, version, ERROR_DEF[version], jsonrpc.encode_error(3, -32601, "m", protocol_version=version)) == []
 
 
-def test_encode_error_defaults_to_leaving_an_unknown_id_out():
+def test_encode_error_defaults_to_leaving_an_unknown_id_out() -> None:
     assert jsonrpc.encode_error(None, -32700, "Parse error") == jsonrpc.encode_error(
         None, -32700, "Parse error", protocol_version="2025-11-25"
     )
@@ -138,7 +139,7 @@ def test_encode_error_defaults_to_leaving_an_unknown_id_out():
             b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}\n'
         )
     with pytest.raises(TypeError, match="protocol_version"):
-        jsonrpc.encode_error(None, -32700, "m", protocol_version=None)
+        jsonrpc.encode_error(None, -32700, "m", protocol_version=None)  # type: ignore[arg-type]  # on purpose
 
 
 # Each error definition of the schemas whose code is a constant, and our name for it.
@@ -170,7 +171,7 @@ def schema_error_codes(node: object, found: set[int]) -> set[int]:
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_error_code_constants_match_the_schema(shared, version):
+def test_error_code_constants_match_the_schema(shared: Path, version: str) -> None:
     root = json.loads((shared / "mcp-schema" / version / "schema.json").read_text())
     defs = root.get("definitions") or root["$defs"]
     named = {name: schema_error_codes(defs[name], set()) for name in ERROR_CONSTANTS if name in defs}

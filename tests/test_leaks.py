@@ -36,11 +36,11 @@ def raising_default(obj: Any) -> Any:
     raise TypeError("no")
 
 
-def expect(exc: type[BaseException], f: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+def expect(exc: type[BaseException], f: Callable[..., Any], *args: Any, **kwargs: Any) -> BaseException:
     try:
         f(*args, **kwargs)
-    except exc:
-        return
+    except exc as e:
+        return e
     raise AssertionError(f"{f} did not raise {exc.__name__}")
 
 
@@ -51,6 +51,11 @@ def decode_rpc() -> None:
     dec.feed(line[3000:] + b"{bad json\n" + b'{"jsonrpc":"2.0","id":[1],"method":"m"}\n' + b"x" * 9000 + b"\n")
     dec.feed(b'{"jsonrpc":"2.0","method":"m"')
     dec.close()
+
+
+def check_results() -> None:
+    TOOL.check_result(RESPONSE)
+    expect(ValidationError, TOOL.check_result, RESPONSE.replace(b'"id":0', b'"id":"0"'))
 
 
 ENTRY_POINTS: dict[str, Callable[[], Any]] = {
@@ -76,7 +81,7 @@ ENTRY_POINTS: dict[str, Callable[[], Any]] = {
     "Tool": lambda: Tool("t", input_schema=SCHEMA, output_schema=SCHEMA),
     "Tool.result": lambda: (TOOL.result(GOOD), expect(ValidationError, TOOL.result, BAD)),
     "Tool.encode_response": lambda: (TOOL.encode_response(1, GOOD), expect(ValidationError, TOOL.encode_response, 2, BAD)),
-    "Tool.check_result": lambda: (TOOL.check_result(RESPONSE), expect(ValidationError, TOOL.check_result, RESPONSE.replace(b'"id":0', b'"id":"0"'))),
+    "Tool.check_result": check_results,
 }
 
 

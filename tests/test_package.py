@@ -1,12 +1,12 @@
 import mcp_native
 
 
-def test_all_names_exist():
+def test_all_names_exist() -> None:
     for name in mcp_native.__all__:
         assert hasattr(mcp_native, name), name
 
 
-def test_errors_subclass_builtins():
+def test_errors_subclass_builtins() -> None:
     import json
 
     assert issubclass(mcp_native.JSONDecodeError, json.JSONDecodeError)

@@ -100,7 +100,7 @@ def test_schema_bombs() -> None:
     with pytest.raises(SchemaError, match="max_schema_depth"):
         Validator(deep)
     # Exponential anyOf: every level fails both branches only after trying the next level.
-    defs = {f"l{i}": {"anyOf": [{"$ref": f"#/$defs/l{i + 1}"}, {"$ref": f"#/$defs/l{i + 1}"}]} for i in range(60)}
+    defs: dict[str, Any] = {f"l{i}": {"anyOf": [{"$ref": f"#/$defs/l{i + 1}"}, {"$ref": f"#/$defs/l{i + 1}"}]} for i in range(60)}
     defs["l60"] = {"type": "string"}
     bomb = {"$defs": defs, "$ref": "#/$defs/l0"}
     v = Validator(bomb, limits={"max_steps": 100_000})

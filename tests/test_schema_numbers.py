@@ -37,7 +37,7 @@ def schemas() -> st.SearchStrategy[dict[str, Any]]:
 @settings(max_examples=600, deadline=None)
 @given(schemas(), numbers, st.lists(numbers, max_size=12))
 def test_big_numbers_match_python_jsonschema(schema: dict[str, Any], x: Any, items: list[Any]) -> None:
-    instance = items + [x] if "uniqueItems" in schema else x
+    instance = [*items, x] if "uniqueItems" in schema else x
     # python-jsonschema computes float % int in floats, rounding a divisor beyond 2^53: not a reference there.
     assume(not (isinstance(x, float) and "multipleOf" in schema and float(schema["multipleOf"]) != schema["multipleOf"]))
     want = jsonschema.Draft202012Validator(schema).is_valid(instance)
@@ -67,8 +67,8 @@ def test_long_enum_and_unique_items_use_json_equality() -> None:
     for bad in ("x", {"a": [2, 1]}, 1, False, 8, [7]):
         assert not v.is_valid(bad) and not v.is_valid_json(json.dumps(bad))
     u = Validator({"uniqueItems": True})
-    assert not u.is_valid(list(range(2000)) + [1999.0])
-    assert u.is_valid(list(range(2000)) + ["1999"])
+    assert not u.is_valid([*range(2000), 1999.0])
+    assert u.is_valid([*range(2000), "1999"])
     assert not u.is_valid([{"a": 1, "b": [0.0]}, {"b": [-0.0], "a": 1}])
     assert u.is_valid([[1], [True], [1, 1], 1, True, "1"])
 
@@ -101,7 +101,7 @@ class Text(str):
     pass
 
 
-leaf_values = (edge_ints | st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0**63, -1.5, True, False, None, Level.LOW, [], {}, Text("ab")])
+leaf_values: st.SearchStrategy[Any] = (edge_ints | st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0**63, -1.5, True, False, None, Level.LOW, [], {}, Text("ab")])
                | st.text("a😀é\n", max_size=5))
 
 

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from test_schema_suite import written_valid
-
+from helpers import written_valid
 from mcp_native import Validator
 
 json_values = st.recursive(

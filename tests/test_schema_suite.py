@@ -5,16 +5,14 @@ failures listed (strict xfail: a fixed one shows up)."""
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import SHARED
-
 import mcp_native
-from mcp_native import _core
+from helpers import SHARED, written_valid
 
 SUITE = SHARED / "json-schema-test-suite"
 DRAFTS = {
@@ -35,7 +33,7 @@ XFAIL: dict[str, str] = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def registry() -> dict[str, Any]:
     remotes = SUITE / "remotes"
     return {
@@ -52,19 +50,20 @@ def collect(optional: bool) -> list[Any]:
         for path in files:
             rel = path.relative_to(base).with_suffix("").as_posix()
             for gi, group in enumerate(json.loads(path.read_text())):
-                for ti, test in enumerate(group["tests"]):
+                for ti, _ in enumerate(group["tests"]):
                     key = f"{draft}/{rel}/{gi}/{ti}"
                     marks = [pytest.mark.xfail(reason=XFAIL[key], strict=True)] if key in XFAIL else []
                     params.append(pytest.param(draft, str(path), gi, ti, id=key, marks=marks))
     return params
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(path: str) -> list[Any]:
-    return json.loads(Path(path).read_text())
+    groups: list[Any] = json.loads(Path(path).read_text())
+    return groups
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(draft: str, path: str, gi: int) -> mcp_native.Validator:
     formats = "/optional/format/" in path
     return mcp_native.Validator(load(path)[gi]["schema"], dialect=DRAFTS[draft], formats=formats, registry=registry())
@@ -77,23 +76,6 @@ def check(draft: str, path: str, gi: int, ti: int) -> None:
     assert v.is_valid_json(json.dumps(test["data"]).encode()) is test["valid"], "is_valid_json"
     assert (not list(v.iter_errors(test["data"]))) is test["valid"], "iter_errors"
     assert written_valid(v, test["data"]) is test["valid"], "validated while written (Tool.encode_response)"
-
-
-def written_valid(v: mcp_native.Validator, instance: Any) -> bool:
-    """The verdict of the walk that validates while it writes a tool response; a valid
-    instance must come out exactly as without a schema."""
-    line = Verdict(v, 1).encode_response(7, instance)
-    if line is None:
-        return False
-    assert line == _core.ResponseWriter(None, 1).encode_response(7, instance)
-    return True
-
-
-class Verdict(_core.ResponseWriter):
-    """Answers an invalid payload with None."""
-
-    def _encode_invalid(self, *args: Any) -> None:
-        return None
 
 
 @pytest.mark.parametrize(("draft", "path", "gi", "ti"), collect(optional=False))

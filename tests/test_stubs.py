@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 
-def test_stubtest_core():
+def test_stubtest_core() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "mypy.stubtest", "mcp_native._core"],
         capture_output=True,

@@ -45,6 +45,7 @@ def run(v: Validator, tool: Tool, cases: list[tuple[int, dict[str, Any]]]) -> li
         line = jsonrpc.encode_request(i, "tools/call", {"name": "t", "arguments": inst})
         # The line fed in pieces, then a broken line: the decoder's state is its own.
         msgs = dec.feed(line[:5000]) + dec.feed(line[5000:] + b'{"jsonrpc":"2.0","id":\n')
+        assert isinstance(msgs[0], jsonrpc.Request)
         out.append([type(m).__name__ for m in msgs] + [loads(line)["params"] == msgs[0].params])
         out.append(sdec.feed(sse.encode_event(text)))
     return out

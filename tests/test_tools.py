@@ -7,13 +7,16 @@ import gc
 import json
 import warnings
 import weakref
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_content import VERSIONS, assert_conforms
 
 import mcp_native
+from helpers import VERSIONS, all_blocks, assert_conforms, spec_checkers
 from mcp_native import Tool, ValidationError, Validator, _core
 from mcp_native import content as c
 
@@ -35,7 +38,7 @@ WEATHER_OUTPUT = {
 WEATHER = {"temperature": 22.5, "conditions": "Partly cloudy", "humidity": 65}
 
 
-def weather(version: str, **kw) -> Tool:
+def weather(version: str, **kw: Any) -> Tool:
     return Tool(
         "get_weather_data", title="Weather Data Retriever", description="Get current weather data for a location",
         input_schema=WEATHER_INPUT, output_schema=WEATHER_OUTPUT, protocol_version=version, **kw,
@@ -50,7 +53,7 @@ def error_def(version: str) -> str:
     return "JSONRPCError" if version == "2025-06-18" else "JSONRPCErrorResponse"
 
 
-def assert_result_conforms(shared, version, result, request_id=7):
+def assert_result_conforms(shared: Path, version: str, result: Any, request_id: int | str = 7) -> None:
     assert_conforms(shared, version, "CallToolResult", result)
     assert_conforms(shared, version, response_def(version), {"jsonrpc": "2.0", "id": request_id, "result": result})
 
@@ -59,7 +62,7 @@ def assert_result_conforms(shared, version, result, request_id=7):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_definition_conforms(shared, version):
+def test_definition_conforms(shared: Path, version: str) -> None:
     t = weather(version, annotations={"readOnlyHint": True, "title": "Weather"}, meta={"x": 1})
     assert t.definition == {
         "name": "get_weather_data", "title": "Weather Data Retriever",
@@ -76,7 +79,7 @@ def test_definition_conforms(shared, version):
 
 
 @pytest.mark.parametrize("name", ["get weather", "a/b", "x" * 129, "naïve", "a,b"])
-def test_tool_name_should_rules(name):
+def test_tool_name_should_rules(name: str) -> None:
     for version in ("2025-11-25", "2026-07-28"):
         with pytest.warns(UserWarning, match="SHOULD be 1 to 128 characters"):
             Tool(name, protocol_version=version)
@@ -87,7 +90,7 @@ def test_tool_name_should_rules(name):
         Tool("x" * 128, protocol_version="2026-07-28")
 
 
-def test_execution_2025_11_25(shared):
+def test_execution_2025_11_25(shared: Path) -> None:
     t = Tool("long_job", execution={"taskSupport": "optional"}, protocol_version="2025-11-25")
     assert t.definition["execution"] == {"taskSupport": "optional"}
     assert_conforms(shared, "2025-11-25", "Tool", t.definition)
@@ -95,13 +98,13 @@ def test_execution_2025_11_25(shared):
     with pytest.raises(ValueError, match=r"execution\.taskSupport: 'sometimes'"):
         Tool("j", execution={"taskSupport": "sometimes"}, protocol_version="2025-11-25")
     with pytest.raises(TypeError, match="execution: expected a dict"):
-        Tool("j", execution="optional", protocol_version="2025-11-25")
+        Tool("j", execution="optional", protocol_version="2025-11-25")  # type: ignore[arg-type]  # on purpose
     for version in ("2025-06-18", "2026-07-28"):
         with pytest.raises(ValueError, match=f"protocol version {version} has no Tool.execution"):
             Tool("j", execution={"taskSupport": "optional"}, protocol_version=version)
 
 
-def test_output_schema_any_in_2026(shared):
+def test_output_schema_any_in_2026(shared: Path) -> None:
     t = Tool("nums", output_schema={"type": "array", "items": {"type": "number"}})
     assert_conforms(shared, "2026-07-28", "Tool", t.definition)
     r = t.result([1, 2.5])
@@ -111,7 +114,7 @@ def test_output_schema_any_in_2026(shared):
         anything = Tool("any", output_schema={})
         assert_result_conforms(shared, "2026-07-28", anything.result(s))
     for version in ("2025-06-18", "2025-11-25"):
-        with pytest.raises(ValueError, match="output_schema.*object"):
+        with pytest.raises(ValueError, match=r"output_schema.*object"):
             Tool("nums", output_schema={"type": "array"}, protocol_version=version)
 
 
@@ -144,7 +147,7 @@ def test_output_schema_any_in_2026(shared):
         (mcp_native.SchemaError, "output_schema", {"output_schema": {"type": "object", "minProperties": -1}}),
     ],
 )
-def test_bad_definitions_name_the_field(exc, field, kw):
+def test_bad_definitions_name_the_field(exc: type[Exception], field: str, kw: dict[str, Any]) -> None:
     kw = {"name": "t", **kw}
     with pytest.raises(exc) as info:
         Tool(kw.pop("name"), **kw)
@@ -155,10 +158,11 @@ def test_bad_definitions_name_the_field(exc, field, kw):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_check_arguments(shared, version):
+def test_check_arguments(shared: Path, version: str) -> None:
     t = weather(version)
     assert t.check_arguments({"location": "Paris"}) is None
     bad = t.check_arguments({"location": 75001, "unit": "C"})
+    assert bad is not None
     if version == "2025-06-18":
         assert bad["error"]["code"] == -32602
         assert bad["error"]["data"]["errors"] == [{"path": "/location", "message": bad["error"]["data"]["errors"][0]["message"]}]
@@ -177,6 +181,7 @@ def test_check_arguments(shared, version):
     # Not an object at all: a malformed request in every version.
     for args in ([1], "x", 3):
         err = t.check_arguments(args)
+        assert err is not None
         assert err["error"]["code"] == -32602 and "object" in err["error"]["message"]
         assert_conforms(shared, version, error_def(version), {"jsonrpc": "2.0", "id": "a", **err})
     # No arguments at all count as {}.
@@ -184,9 +189,11 @@ def test_check_arguments(shared, version):
     assert Tool("ping", protocol_version=version).check_arguments({"x": 1}) is not None
 
 
-def test_check_arguments_lists_every_error():
+def test_check_arguments_lists_every_error() -> None:
     t = Tool("t", input_schema={"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["c"]}, protocol_version="2025-11-25")
-    text = t.check_arguments({"a": "1", "b": 2})["result"]["content"][0]["text"]
+    bad = t.check_arguments({"a": "1", "b": 2})
+    assert bad is not None
+    text = bad["result"]["content"][0]["text"]
     assert "/a" in text and "/b" in text and "'c'" in text and text.count("\n- at ") == 3
 
 
@@ -194,7 +201,7 @@ def test_check_arguments_lists_every_error():
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_result_shapes(shared, version):
+def test_result_shapes(shared: Path, version: str) -> None:
     t = weather(version)
     r = t.result(WEATHER)
     expected = {
@@ -223,7 +230,7 @@ def test_result_shapes(shared, version):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_result_violating_output_schema(shared, version):
+def test_result_violating_output_schema(shared: Path, version: str) -> None:
     t = weather(version)
     bad = {"temperature": "warm", "conditions": "Partly cloudy"}
     with pytest.raises(ValidationError) as info:
@@ -241,7 +248,7 @@ def test_result_violating_output_schema(shared, version):
 
 
 @pytest.mark.parametrize("version", ("2025-06-18", "2025-11-25"))
-def test_structured_must_be_object_before_2026(version):
+def test_structured_must_be_object_before_2026(version: str) -> None:
     t = Tool("t", protocol_version=version)
     for s in ([1], "x", None, 1.5):
         with pytest.raises(TypeError, match="structured"):
@@ -250,40 +257,41 @@ def test_structured_must_be_object_before_2026(version):
             t.encode_response(1, s)
 
 
-def test_result_bad_arguments():
+def test_result_bad_arguments() -> None:
     t = weather("2026-07-28")
     with pytest.raises(ValueError, match="structured"):
         t.result()
     with pytest.raises(ValueError, match="structured"):
         t.result(content=[c.text("x")])
+    # Wrong types, on purpose: the runtime's TypeErrors are what is tested.
     with pytest.raises(TypeError, match="content"):
-        t.result(WEATHER, c.text("x"))
+        t.result(WEATHER, c.text("x"))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"content\[1\].type"):
         t.result(WEATHER, [c.text("x"), {"type": "video"}])
     with pytest.raises(TypeError, match=r"content\[0\]"):
-        t.result(WEATHER, ["x"])
+        t.result(WEATHER, ["x"])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="is_error"):
-        t.result(WEATHER, is_error=1)
+        t.result(WEATHER, is_error=1)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="meta"):
-        t.result(WEATHER, meta=[1])
+        t.result(WEATHER, meta=[1])  # type: ignore[arg-type]
     for rid in (1.5, None, True, b"1"):
         with pytest.raises(TypeError, match="request_id"):
-            t.encode_response(rid, WEATHER)
+            t.encode_response(rid, WEATHER)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"content\[0\].type"):
         t.encode_response(1, WEATHER, content=[{"text": "x"}])
     with pytest.raises(TypeError, match="meta"):
-        t.encode_response(1, WEATHER, meta="m")
+        t.encode_response(1, WEATHER, meta="m")  # type: ignore[arg-type]
 
 
 # -- one-pass responses ---------------------------------------------------------------------------
 
 
-def wrapped(request_id, result) -> bytes:
+def wrapped(request_id: int | str, result: dict[str, Any]) -> bytes:
     return mcp_native.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}) + b"\n"
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_encode_response(shared, version):
+def test_encode_response(shared: Path, version: str) -> None:
     t = weather(version)
     line = t.encode_response(42, WEATHER)
     assert line == wrapped(42, t.result(WEATHER))
@@ -296,7 +304,7 @@ def test_encode_response(shared, version):
         assert_conforms(shared, version, response_def(version), json.loads(line))
 
 
-def test_encode_response_escapes_the_mirror():
+def test_encode_response_escapes_the_mirror() -> None:
     t = Tool("t")
     s = {"s": 'quote " backslash \\ newline \n tab \t nul \x00 \u2028 é 😀', "n": [1e300, -0.0, 2**70, None, True]}
     line = t.encode_response(2**62, s)
@@ -305,7 +313,7 @@ def test_encode_response_escapes_the_mirror():
     assert json.loads(doc["result"]["content"][0]["text"]) == doc["result"]["structuredContent"] == s
 
 
-def test_encode_response_rejects_what_json_cannot_hold():
+def test_encode_response_rejects_what_json_cannot_hold() -> None:
     t = Tool("t")
     with pytest.raises((TypeError, ValueError)):
         t.encode_response(1, {"x": float("nan")})
@@ -325,8 +333,8 @@ RECORDS_SCHEMA = {
 }
 
 
-class Mapping(dict):
-    def items(self):  # what json.dumps and the writer see; validation sees the dict's own storage
+class Mapping(dict[str, Any]):
+    def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]  # a list, not a view, on purpose  # what json.dumps and the writer see; validation sees the dict's own storage
         return [(k, v) for k, v in super().items()]
 
 
@@ -349,7 +357,7 @@ class Mapping(dict):
         ({}, False),
     ],
 )
-def test_encode_response_validates_while_writing(structured, valid):
+def test_encode_response_validates_while_writing(structured: Any, valid: bool) -> None:
     strict = Tool("t", output_schema=RECORDS_SCHEMA)
     lenient = Tool("t", output_schema=RECORDS_SCHEMA, on_invalid="error_result")
     # Member names built at run time are not the interned strs of the schema.
@@ -363,7 +371,7 @@ def test_encode_response_validates_while_writing(structured, valid):
                 strict.encode_response(1, payload)
 
 
-def test_encode_response_validation_errors_match_the_two_walk_way():
+def test_encode_response_validation_errors_match_the_two_walk_way() -> None:
     t = Tool("t", output_schema=RECORDS_SCHEMA, on_invalid="error_result")
     # A value JSON cannot hold, before or after an invalid one: validation speaks first, as
     # when it ran before writing.
@@ -378,7 +386,7 @@ def test_encode_response_validation_errors_match_the_two_walk_way():
         else:
             assert t.encode_response(1, payload) == expected
     # Nesting beyond the validator's limit: the limit error of is_valid, not a partial line.
-    deep: dict = {"id": 0}
+    deep: dict[str, Any] = {"id": 0}
     for i in range(600):
         deep = {"id": i, "parent": deep}
     with pytest.raises(ValidationError, match="max_instance_depth"):
@@ -387,7 +395,7 @@ def test_encode_response_validation_errors_match_the_two_walk_way():
         Validator(RECORDS_SCHEMA).is_valid({"recs": [deep]})
 
 
-def outcome(fn):
+def outcome(fn: Callable[[], object]) -> object:
     try:
         return fn()
     except ValidationError as e:
@@ -395,7 +403,7 @@ def outcome(fn):
         return "limit"
 
 
-records = st.deferred(
+records: st.SearchStrategy[dict[str, Any]] = st.deferred(
     lambda: st.fixed_dictionaries({"id": st.sampled_from([0, 1, -1, 2.0, "x"])},
                                   optional={"tags": st.lists(st.sampled_from(["a", 1])), "parent": st.none() | records})
 )
@@ -404,7 +412,7 @@ records = st.deferred(
 @settings(max_examples=300, deadline=None)
 @given(payload=st.fixed_dictionaries({"recs": st.lists(records, max_size=4)}), max_steps=st.integers(1, 12),
        max_depth=st.integers(1, 6))
-def test_encode_response_meets_limits_as_is_valid_does(payload, max_steps, max_depth):
+def test_encode_response_meets_limits_as_is_valid_does(payload: dict[str, Any], max_steps: int, max_depth: int) -> None:
     v = Validator(RECORDS_SCHEMA, limits={"max_steps": max_steps, "max_instance_depth": max_depth})
     expected = outcome(lambda: v.is_valid(payload))
     got = outcome(lambda: Verdict(v, 1).encode_response(1, payload))
@@ -412,7 +420,7 @@ def test_encode_response_meets_limits_as_is_valid_does(payload, max_steps, max_d
 
 
 @pytest.mark.parametrize("cell", [float("nan"), float("inf"), -float("inf")])
-def test_encode_response_table_cells_json_cannot_hold(cell):
+def test_encode_response_table_cells_json_cannot_hold(cell: float) -> None:
     schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {"type": "array", "items": {"type": ["number", "null"]}}}}}
     t = Tool("t", output_schema=schema)
     with pytest.raises(ValueError, match="instance is not JSON"):
@@ -429,13 +437,13 @@ def test_encode_response_table_cells_json_cannot_hold(cell):
 class Verdict(_core.ResponseWriter):
     """Answers an invalid payload with False."""
 
-    def _encode_invalid(self, *args):
+    def _encode_invalid(self, *args: Any) -> bool:
         return False
 
 
-def test_response_writer_bad_setup():
+def test_response_writer_bad_setup() -> None:
     with pytest.raises(TypeError, match="check: expected a Validator or None, got function"):
-        _core.ResponseWriter(lambda s: True, 1)
+        _core.ResponseWriter(lambda s: True, 1)  # type: ignore[arg-type]  # on purpose
     with pytest.raises(ValueError, match="flags: 4 has bits other than"):
         _core.ResponseWriter(None, 4)
     with pytest.raises(TypeError, match="not initialized"):
@@ -447,7 +455,7 @@ def test_response_writer_bad_setup():
         b'{"jsonrpc":"2.0","id":"a","result":{"structuredContent":{},"content":[{"type":"text","text":"{}"}]}}\n')
 
 
-def test_cycles_through_tools_and_validators_are_collected():
+def test_cycles_through_tools_and_validators_are_collected() -> None:
     # Validators take attributes, which may refer back to the validator or to its tool.
     class Traced(Tool):
         __slots__ = ("__weakref__",)
@@ -456,17 +464,18 @@ def test_cycles_through_tools_and_validators_are_collected():
         pass
 
     t = Traced("t", output_schema={"type": "object"})
-    t._output.owner = t
+    # Validators take attributes of their own: set here on purpose, to make the cycles.
+    t._output.owner = t  # type: ignore[union-attr]
     v = Validator({"type": "object"})
-    v.box = Box()
-    v.box.validator = v
-    refs = [weakref.ref(t), weakref.ref(v.box)]
+    v.box = Box()  # type: ignore[attr-defined]
+    v.box.validator = v  # type: ignore[attr-defined]
+    refs = [weakref.ref(t), weakref.ref(v.box)]  # type: ignore[attr-defined]
     del t, v
     gc.collect()
     assert [r() for r in refs] == [None, None]
 
 
-def test_encode_response_with_limits_on_the_validator():
+def test_encode_response_with_limits_on_the_validator() -> None:
     # The walk counts steps and depth like the evaluator; past them the evaluator decides.
     tight = Validator(RECORDS_SCHEMA, limits={"max_steps": 5})
     payload = {"recs": [{"id": i} for i in range(10)]}
@@ -492,18 +501,18 @@ blocks = st.lists(
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(request_id=st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.text(), structured=json_values,
        content=st.none() | blocks, meta=st.none() | json_objects)
-def test_encode_response_equals_wrapped_result(request_id, structured, content, meta):
+def test_encode_response_equals_wrapped_result(request_id: int | str, structured: Any, content: list[dict[str, Any]] | None, meta: dict[str, Any] | None) -> None:
     # Any JSON value for 2026-07-28; the empty schema accepts it, so the native validation runs too.
     t = Tool("t", output_schema={})
     line = t.encode_response(request_id, structured, content=content, meta=meta)
-    expected = {"jsonrpc": "2.0", "id": request_id, "result": t.result(structured, content, meta=meta)}
+    expected: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": t.result(structured, content, meta=meta)}
     assert json.loads(line) == json.loads(json.dumps(expected))
     assert line == wrapped(request_id, expected["result"])
 
 
 @settings(max_examples=100)
 @given(structured=json_objects)
-def test_encode_response_equals_wrapped_result_2025(structured):
+def test_encode_response_equals_wrapped_result_2025(structured: dict[str, Any]) -> None:
     t = Tool("t", output_schema={"type": "object"}, protocol_version="2025-11-25")
     line = t.encode_response(5, structured)
     assert line == wrapped(5, t.result(structured))
@@ -513,7 +522,7 @@ def test_encode_response_equals_wrapped_result_2025(structured):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_check_result(version):
+def test_check_result(version: str) -> None:
     t = weather(version)
     good = t.result(WEATHER)
     t.check_result(good)
@@ -539,9 +548,9 @@ def test_check_result(version):
         t.check_result({k: v for k, v in good.items() if k != "content"})
     assert "content" in str(info.value)
     error = {"jsonrpc": "2.0", "id": 9, "error": {"code": -32603, "message": "boom"}}
-    for given in (error, json.dumps(error).encode(), memoryview(json.dumps(error).encode())):
+    for sent in (error, json.dumps(error).encode(), memoryview(json.dumps(error).encode())):
         with pytest.raises(ValidationError, match=r"JSON-RPC error, not a result: code -32603, message 'boom'"):
-            t.check_result(given)
+            t.check_result(sent)
     if version == "2026-07-28":
         with pytest.raises(ValidationError, match="resultType"):
             t.check_result({k: v for k, v in good.items() if k != "resultType"})
@@ -549,13 +558,13 @@ def test_check_result(version):
         with pytest.raises(ValidationError):
             t.check_result(dict(good, structuredContent=[1]))
     with pytest.raises(TypeError, match="result"):
-        t.check_result(5)
+        t.check_result(5)  # type: ignore[arg-type]  # on purpose
     with pytest.raises(ValueError):
         t.check_result(b"{not json")
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_from_definition_round_trip(version):
+def test_from_definition_round_trip(version: str) -> None:
     t = weather(version, annotations={"readOnlyHint": True})
     received = json.loads(json.dumps(t.definition))
     received["execution"] = {"taskSupport": "optional"}  # kept in 2025-11-25, ignored elsewhere
@@ -571,7 +580,7 @@ def test_from_definition_round_trip(version):
     with pytest.raises(ValueError, match="inputSchema"):
         Tool.from_definition({"name": "x"}, protocol_version=version)
     with pytest.raises(TypeError, match="definition"):
-        Tool.from_definition([("name", "x")], protocol_version=version)
+        Tool.from_definition([("name", "x")], protocol_version=version)  # type: ignore[arg-type]  # on purpose
     with pytest.raises(ValueError, match="output_schema"):
         Tool.from_definition({"name": "x", "inputSchema": {"type": "object"}, "outputSchema": {"type": "string"}}, protocol_version="2025-06-18")
 
@@ -579,7 +588,7 @@ def test_from_definition_round_trip(version):
 @settings(max_examples=200)
 @given(structured=st.dictionaries(st.sampled_from(["temperature", "conditions", "humidity", "x"]), json_values, max_size=4),
        is_error=st.booleans())
-def test_check_result_agrees_with_reference(structured, is_error):
+def test_check_result_agrees_with_reference(structured: dict[str, Any], is_error: bool) -> None:
     """Client check of a result: dict and raw-bytes paths agree with python-jsonschema on the
     structured content (error results are never held to the output schema)."""
     import jsonschema
@@ -599,7 +608,7 @@ def test_check_result_agrees_with_reference(structured, is_error):
 # -- client side: the whole CallToolResult against the official definition ------------------------
 
 ROLE_OK = {"audience": ["user"], "priority": 0.5, "lastModified": "2025-01-12T15:00:58Z"}
-BLOCK_FIELDS = {
+BLOCK_FIELDS: dict[str, list[Any]] = {
     "type": ["text", "image", "audio", "resource_link", "resource", "video", 5],
     "text": ["hi", 5],
     "data": ["AAAA", 1],
@@ -621,7 +630,7 @@ BLOCK_FIELDS = {
     "_meta": [{}, {"k": [1]}, []],
     "icons": [[{"src": "https://x/i.png", "sizes": ["48x48"], "theme": "dark"}], [{}], [{"src": "x", "theme": "blue"}], 5],
 }
-RESULT_FIELDS = {
+RESULT_FIELDS: dict[str, list[Any]] = {
     "isError": [True, False, "yes"],
     "structuredContent": [{}, {"a": 1}, [1], 5],
     "_meta": [
@@ -637,15 +646,13 @@ RESULT_FIELDS = {
 
 
 @st.composite
-def near_miss_results(draw, version: str) -> dict:
+def near_miss_results(draw: st.DrawFn, version: str) -> dict[str, Any]:
     """Valid results of the version's builders, then (mostly) one to three fields of the result or
     of its blocks set to values that may or may not be allowed there."""
-    from test_content import all_blocks
-
-    valid = all_blocks(version)
+    valid: list[object] = [*all_blocks(version)]
     content = draw(st.lists(st.sampled_from(valid), max_size=3))
     for _ in range(draw(st.integers(0, 2))):
-        if content and draw(st.booleans()):
+        if content and bool(draw(st.booleans())):  # bool(): the type checker reads `and` oddly here
             i = draw(st.integers(0, len(content) - 1))
             field = draw(st.sampled_from(sorted(BLOCK_FIELDS)))
             block = content[i]
@@ -655,7 +662,7 @@ def near_miss_results(draw, version: str) -> dict:
                 content[i] = {**block, field: draw(st.sampled_from(BLOCK_FIELDS[field]))}
         else:
             content.append(draw(st.sampled_from([5, None, [], {}, {"type": "text"}])))
-    result: dict = {"content": content}
+    result: dict[str, Any] = {"content": content}
     if version == "2026-07-28":
         result["resultType"] = "complete"
     for _ in range(draw(st.integers(0, 2))):
@@ -678,9 +685,7 @@ def check_result_accepts(tool: Tool, result: object) -> bool:
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_check_result_accepts_every_valid_block_and_the_builders_results(shared, version):
-    from test_content import all_blocks
-
+def test_check_result_accepts_every_valid_block_and_the_builders_results(shared: Path, version: str) -> None:
     t = Tool("t", protocol_version=version)
     result = t.result(content=all_blocks(version), meta={"k": 1})
     assert_conforms(shared, version, "CallToolResult", result)
@@ -691,11 +696,9 @@ def test_check_result_accepts_every_valid_block_and_the_builders_results(shared,
 @pytest.mark.parametrize("version", VERSIONS)
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_check_result_agrees_with_the_official_definition(shared, version, data):
+def test_check_result_agrees_with_the_official_definition(shared: Path, version: str, data: st.DataObject) -> None:
     """check_result on a result dict, without an output schema, accepts exactly what the
     version's official CallToolResult accepts (python-jsonschema on the schema.json)."""
-    from test_content import spec_checkers
-
     result = data.draw(near_miss_results(version))
     reference, _ = spec_checkers(shared, version, "CallToolResult")
     t = Tool("t", protocol_version=version)
@@ -705,7 +708,7 @@ def test_check_result_agrees_with_the_official_definition(shared, version, data)
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_check_result_names_the_wrong_field_of_a_content_block(version):
+def test_check_result_names_the_wrong_field_of_a_content_block(version: str) -> None:
     t = weather(version)
     good = t.result(WEATHER)
     cases = [

@@ -3,6 +3,7 @@
 # --- JSON codec ---------------------------------------------------------------------------------
 from collections.abc import Callable
 from typing import Any
+from typing import Any as _Any
 
 from typing_extensions import disjoint_base
 
@@ -80,8 +81,6 @@ class ResponseWriter:
         meta)``. Arguments are checked with errors naming them."""
 
 # --- JSON-RPC framing (mcp_native.jsonrpc) ---
-from typing import Any as _Any
-
 def _jsonrpc_set_types(
     request: type, notification: type, response: type, error_response: type, invalid: type
 ) -> None: ...

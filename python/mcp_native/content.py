@@ -200,7 +200,7 @@ def text(text: str, *, annotations: Mapping[str, Any] | None = None, meta: Mappi
 
 
 def image(
-    data: bytes | str,
+    data: bytes | bytearray | memoryview | str,
     mime_type: str,
     *,
     annotations: Mapping[str, Any] | None = None,
@@ -212,7 +212,7 @@ def image(
 
 
 def audio(
-    data: bytes | str,
+    data: bytes | bytearray | memoryview | str,
     mime_type: str,
     *,
     annotations: Mapping[str, Any] | None = None,
@@ -261,7 +261,7 @@ def embedded_resource(
     uri: str,
     *,
     text: str | None = None,
-    blob: bytes | str | None = None,
+    blob: bytes | bytearray | memoryview | str | None = None,
     mime_type: str | None = None,
     resource_meta: Mapping[str, Any] | None = None,
     annotations: Mapping[str, Any] | None = None,

@@ -12,7 +12,7 @@ read as ``loads`` reads them, so such a line costs a second parse but decodes ex
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple
 
 from . import _core
 from .protocol import (
@@ -131,12 +131,12 @@ class Invalid(NamedTuple):
         return self.error["message"]  # type: ignore[no-any-return]
 
 
-Message = Union[Request, Notification, Response, ErrorResponse, Invalid]
+Message = Request | Notification | Response | ErrorResponse | Invalid
 
 for _type in (Request, Notification, Response, ErrorResponse, Invalid):
-    _type.__eq__ = _eq  # type: ignore[assignment,method-assign]
+    _type.__eq__ = _eq  # type: ignore[method-assign]
     _type.__ne__ = _ne  # type: ignore[assignment,method-assign]
-    _type.__hash__ = _hash  # type: ignore[assignment,method-assign]
+    _type.__hash__ = _hash  # type: ignore[method-assign]
 del _type
 
 _core._jsonrpc_set_types(Request, Notification, Response, ErrorResponse, Invalid)

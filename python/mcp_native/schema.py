@@ -38,12 +38,12 @@ def _limits(limits: Limits | Mapping[str, int] | None) -> tuple[int, int, int, i
             raise ValueError(f"unknown limits: {', '.join(sorted(unknown))}")
         limits = Limits(**limits)
     values = (limits.max_schema_depth, limits.max_subschemas, limits.max_instance_depth, limits.max_steps)
-    for f, v in zip(fields(Limits), values):
+    for f, v in zip(fields(Limits), values, strict=True):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ValueError(f"limit {f.name} must be a positive integer, not {v!r}")
         if v > _MAXIMA[f.name]:
             raise ValueError(f"limit {f.name} must be at most {_MAXIMA[f.name]}, not {v!r}")
-    return values  # type: ignore[return-value]
+    return values
 
 
 # The depths bound the engine's recursion on the C++ stack: beyond these, a deep enough document

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from . import _core
@@ -201,7 +201,7 @@ def _result_checker(version: ProtocolVersion, output_schema: dict[str, Any] | No
     return _compile("output_schema", schema, registry=registry)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _shared_result_checker(version: ProtocolVersion) -> Any:
     return _result_checker(version, None)
 
@@ -234,7 +234,7 @@ class Tool(_core.ResponseWriter):
     not send it) or ``"error_result"``: send an ``isError`` result naming the violations instead.
     """
 
-    __slots__ = ("name", "protocol_version", "definition", "on_invalid", "_version", "_input", "_output", "_checker", "_object_only", "_complete")
+    __slots__ = ("_checker", "_complete", "_input", "_object_only", "_output", "_version", "definition", "name", "on_invalid", "protocol_version")
 
     def __init__(
         self,
@@ -404,7 +404,7 @@ class Tool(_core.ResponseWriter):
     def result(
         self,
         structured: Any = _MISSING,
-        content: list[Mapping[str, Any]] | None = None,
+        content: list[dict[str, Any]] | list[Mapping[str, Any]] | None = None,
         *,
         is_error: bool = False,
         meta: Mapping[str, Any] | None = None,

@@ -9,6 +9,8 @@ TARGET is one of TARGETS below. scripts/fuzz runs them with the corpus of make_c
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import math
 import sys
@@ -31,7 +33,7 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, float):
         return math.copysign(1, a) == math.copysign(1, b) and a == b
     if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
     return bool(a == b)
@@ -108,10 +110,8 @@ def build(fdp: atheris.FuzzedDataProvider, depth: int) -> Any:
     d: dict[Any, Any] = Dict() if fdp.ConsumeBool() else {}
     for _ in range(n):
         key = build(fdp, 6) if kind == 11 else fdp.ConsumeUnicode(fdp.ConsumeIntInRange(0, 8))
-        try:
+        with contextlib.suppress(TypeError):  # an unhashable key
             d[key] = build(fdp, depth + 1)
-        except TypeError:  # an unhashable key
-            pass
     if kind == 13 and fdp.ConsumeBool():
         d["self"] = d  # a cycle
     return d
@@ -202,7 +202,7 @@ def fuzz_validator(data: bytes) -> None:
         raise AssertionError(f"{dialect}: ours {ok}, python-jsonschema {theirs} for {schema!r} on {instance!r}")
 
 
-def messages(dec: Any, chunks: list[bytes]) -> list[Any]:
+def messages(dec: jsonrpc.Decoder | sse.Decoder, chunks: list[bytes]) -> list[Any]:
     out: list[Any] = []
     for c in chunks:
         out += dec.feed(c)
@@ -212,7 +212,7 @@ def messages(dec: Any, chunks: list[bytes]) -> list[Any]:
 def chunked(fdp: atheris.FuzzedDataProvider, data: bytes) -> list[bytes]:
     cuts = sorted(fdp.ConsumeIntInRange(0, len(data)) for _ in range(fdp.ConsumeIntInRange(0, 8)))
     bounds = [0, *cuts, len(data)]
-    return [data[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [data[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def fuzz_jsonrpc(data: bytes) -> None:

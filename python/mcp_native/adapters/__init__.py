@@ -31,8 +31,8 @@ import importlib.util
 import logging
 import sys
 import warnings
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from ._patch import Patch, PatchOnImport, UnexpectedTarget

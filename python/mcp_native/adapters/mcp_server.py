@@ -92,5 +92,6 @@ def serialize(self: Any, method: str, version: str, result: Any) -> dict[str, An
         if version in MODERN_PROTOCOL_VERSIONS:
             wire = {"content": wire["content"], "isError": False, "resultType": "complete",
                     "structuredContent": wire["structuredContent"]}
-        return self._stamp_server_info(version, wire)
+        stamped: dict[str, Any] = self._stamp_server_info(version, wire)
+        return stamped
     return stock_serialize(self, method, version, result)
