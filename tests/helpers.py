@@ -31,7 +31,9 @@ def _document(shared: Path, version: str) -> dict[str, Any]:
 
 
 @cache
-def spec_checkers(shared: Path, version: str, definition: str) -> tuple[jsonschema.protocols.Validator, mcp_native.Validator]:
+def spec_checkers(
+    shared: Path, version: str, definition: str
+) -> tuple[jsonschema.protocols.Validator, mcp_native.Validator]:
     """Validators of `definition` of the MCP schema `version`: python-jsonschema (the reference)
     and mcp_native.Validator, each on a `$ref` into the whole schema document."""
     doc = _document(shared, version)
@@ -55,23 +57,43 @@ ANN = {"audience": ["user", "assistant"], "priority": 0.5, "lastModified": "2025
 
 def all_blocks(version: str) -> list[dict[str, Any]]:
     blocks = [
-        c.text("hello \"world\"\n\u00e9\U0001f600"),
+        c.text('hello "world"\n\u00e9\U0001f600'),
         c.text("", annotations=ANN, meta={"k": [1, 2]}),
         c.image(PNG, "image/png"),
         c.image(base64.b64encode(PNG).decode(), "image/png", annotations={"priority": 1}),
         c.audio(b"RIFF....WAVE", "audio/wav", meta={}),
         c.resource_link("file:///project/src/main.rs", "main.rs"),
         c.resource_link(
-            "https://example.com/a.txt", "a.txt", title="A", description="the a", mime_type="text/plain",
-            size=0, annotations={"audience": []}, meta={"x": None}, protocol_version=version,
+            "https://example.com/a.txt",
+            "a.txt",
+            title="A",
+            description="the a",
+            mime_type="text/plain",
+            size=0,
+            annotations={"audience": []},
+            meta={"x": None},
+            protocol_version=version,
         ),
         c.embedded_resource("file:///x.txt", text="x", mime_type="text/plain", resource_meta={"r": 1}),
         c.embedded_resource("file:///x.bin", blob=b"\x00\xff", annotations=ANN, meta={"m": True}),
         c.embedded_resource("file:///x.bin", blob="AP8="),
     ]
     if version >= "2025-11-25":
-        icon = c.icon("data:image/png;base64,AAAA", mime_type="image/png", sizes=["48x48", "any"], theme="dark", protocol_version=version)
-        blocks.append(c.resource_link("https://example.com/b", "b", icons=[icon, {"src": "https://example.com/i.svg"}], protocol_version=version))
+        icon = c.icon(
+            "data:image/png;base64,AAAA",
+            mime_type="image/png",
+            sizes=["48x48", "any"],
+            theme="dark",
+            protocol_version=version,
+        )
+        blocks.append(
+            c.resource_link(
+                "https://example.com/b",
+                "b",
+                icons=[icon, {"src": "https://example.com/i.svg"}],
+                protocol_version=version,
+            )
+        )
     return blocks
 
 
@@ -149,6 +171,7 @@ INVALID_REQUESTS: list[tuple[bytes, int | str | None]] = [
 
 
 # --- validation while a tool response is written (test_schema_suite, test_schema_property) -------
+
 
 def written_valid(v: mcp_native.Validator, instance: Any) -> bool:
     """The verdict of the walk that validates while it writes a tool response; a valid

@@ -145,7 +145,11 @@ async def test_adapted_server_answers_as_stock_does(app: str) -> None:
     for adapted in (False, True):
         async with session(app, adapted) as s:
             tools = await s.list_tools()
-            calls: list[tuple[str, dict[str, Any]]] = [("get_weather", {"city": "Zürich"}), ("list_records", {"count": 200}), ("list_records", {"count": 3000})]
+            calls: list[tuple[str, dict[str, Any]]] = [
+                ("get_weather", {"city": "Zürich"}),
+                ("list_records", {"count": 200}),
+                ("list_records", {"count": 3000}),
+            ]
             answers[adapted] = ([t.name for t in tools.tools], [_plain(await s.call_tool(n, a)) for n, a in calls])
     assert answers[True] == answers[False]
     names, results = answers[True]
@@ -236,8 +240,12 @@ async def test_adapted_client_keeps_the_stock_errors() -> None:
 
 # -- malformed lines, raw pipes --------------------------------------------------------------
 
-INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+}
 PING = {"jsonrpc": "2.0", "id": 99, "method": "ping"}
 BAD_LINES = [
     (b"{not json", -32700, None),
@@ -254,8 +262,9 @@ def exchange(app: str, adapted: bool, lines: list[bytes]) -> list[dict[str, Any]
     then closes stdin: closing it at once could end the session before the server answers. A
     malformed line's answer is written as soon as the line is read, so it cannot come after
     the answer to a later ping."""
-    proc = subprocess.Popen(server_command(app, adapted), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, cwd=ROOT)
+    proc = subprocess.Popen(
+        server_command(app, adapted), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT
+    )
     assert proc.stdin is not None and proc.stdout is not None
     watchdog = threading.Timer(60, proc.kill)
     watchdog.start()
@@ -280,6 +289,7 @@ def exchange(app: str, adapted: bool, lines: list[bytes]) -> list[dict[str, Any]
 def test_every_malformed_line_is_answered(app: str) -> None:
     lines = [json.dumps(INIT).encode()] + [line for line, _, _ in BAD_LINES] + [json.dumps(PING).encode()]
     adapted = exchange(app, True, lines)
+
     # Errors are written as soon as a line is read, results when the server has them: compare
     # the answers, not their order.
     def answers(responses: list[dict[str, Any]]) -> list[tuple[str, int]]:
@@ -295,9 +305,16 @@ def test_every_malformed_line_is_answered(app: str) -> None:
 
 def test_python_m_run_module(tmp_path: Path) -> None:
     (tmp_path / "probe_mod.py").write_text(
-        "import sys\nfrom mcp_native import adapters\nr = adapters.report()\nprint(sys.argv[1:], bool(r and r.waiting and not r.refused))\n")
-    out = subprocess.run([sys.executable, "-m", "mcp_native", "run", "-m", "probe_mod", "a", "--b"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60, check=True)
+        "import sys\nfrom mcp_native import adapters\nr = adapters.report()\nprint(sys.argv[1:], bool(r and r.waiting and not r.refused))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "mcp_native", "run", "-m", "probe_mod", "a", "--b"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert out.stdout.strip() == "['a', '--b'] True"
 
 
@@ -305,8 +322,14 @@ def test_python_m_run_script_imports_its_siblings(tmp_path: Path) -> None:
     (tmp_path / "app").mkdir()
     (tmp_path / "app" / "helper.py").write_text("VALUE = 42\n")
     (tmp_path / "app" / "server.py").write_text("import sys, helper\nprint(helper.VALUE, sys.argv[1:])\n")
-    out = subprocess.run([sys.executable, "-m", "mcp_native", "run", "app/server.py", "x"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "mcp_native", "run", "app/server.py", "x"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert out.stdout.strip() == "42 ['x']"
 
 
@@ -350,8 +373,12 @@ def http_server(adapted: bool, body: str) -> Iterator[str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-c", HTTP_SERVER, str(port), "adapted" if adapted else "stock", body],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HTTP_SERVER, str(port), "adapted" if adapted else "stock", body],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         for _ in range(300):  # up to 30 s to start
             try:
@@ -397,11 +424,20 @@ def test_files_and_a_shared_stderr_take_the_threaded_path(tmp_path: Path) -> Non
     # stdin a regular file (epoll refuses it) and stdout a file that stderr writes to as well
     # (no non-blocking flag for it): the transport reads and writes through a worker thread.
     requests = tmp_path / "requests.jsonl"
-    requests.write_bytes(b"".join(line + b"\n" for line in [json.dumps(INIT).encode(), b"{not json", json.dumps(PING).encode()]))
+    requests.write_bytes(
+        b"".join(line + b"\n" for line in [json.dumps(INIT).encode(), b"{not json", json.dumps(PING).encode()])
+    )
     out = tmp_path / "out.txt"
     with open(requests, "rb") as stdin, open(out, "wb") as stdout:
-        subprocess.run(server_command("mcpserver", True), stdin=stdin, stdout=stdout, stderr=subprocess.STDOUT,
-                       cwd=ROOT, timeout=60, check=False)
+        subprocess.run(
+            server_command("mcpserver", True),
+            stdin=stdin,
+            stdout=stdout,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            timeout=60,
+            check=False,
+        )
     answers = [json.loads(line) for line in out.read_bytes().splitlines() if line.startswith(b'{"jsonrpc"')]
     assert {a["id"] for a in answers} >= {0, None}  # initialize answered; the bad line answered with id null
     assert any(a.get("error", {}).get("code") == -32700 for a in answers)

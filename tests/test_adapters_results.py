@@ -67,7 +67,7 @@ def tiny_floats() -> dict[str, float]:  # exponents pydantic-core spells its own
 
 
 def coerced() -> Point:  # an int where the model wants a float, and a key it does not have
-    return {"x": 1, "label": "é\n\"", "extra": True}  # type: ignore[typeddict-unknown-key]
+    return {"x": 1, "label": 'é\n"', "extra": True}  # type: ignore[typeddict-unknown-key]
 
 
 def shape() -> Shape:  # a model, not a dict: the stock path
@@ -241,7 +241,11 @@ async def test_fastmcp_results_are_stock(name: str) -> None:
     adapted = await fastmcp_call(name)
     assert adapted.content == stock.content
     assert json.dumps(adapted.structured_content) == json.dumps(stock.structured_content)
-    assert (adapted.meta, adapted.is_error, adapted.model_fields_set) == (stock.meta, stock.is_error, stock.model_fields_set)
+    assert (adapted.meta, adapted.is_error, adapted.model_fields_set) == (
+        stock.meta,
+        stock.is_error,
+        stock.model_fields_set,
+    )
     wire = mcp_server._wire(_normalize_call_tool_result(adapted.to_mcp_result()))
     assert (wire is not None) == (name in FASTMCP_NATIVE)
     import mcp.server.runner

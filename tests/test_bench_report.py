@@ -24,7 +24,13 @@ def test_speedups_are_peer_time_over_ours() -> None:
 
 @pytest.mark.parametrize(
     ("x", "text"),
-    [(4.0, "4.00× faster"), (0.5, "2.00× slower"), (0.996, "1.00× faster"), (25.04, "25.0× faster"), (1234.0, "1,234× faster")],  # noqa: RUF001 - the report's sign
+    [
+        (4.0, "4.00× faster"),
+        (0.5, "2.00× slower"),
+        (0.996, "1.00× faster"),
+        (25.04, "25.0× faster"),
+        (1234.0, "1,234× faster"),
+    ],
 )
 def test_speedup_words(x: float, text: str) -> None:
     assert fmt_speedup(x) == text

@@ -38,7 +38,9 @@ def test_fields_are_plausible() -> None:
     assert info["simdjson_kernel"] in KERNELS.get(platform.machine(), {info["simdjson_kernel"]}), info
 
 
-@pytest.mark.skipif(platform.machine() != "x86_64" or "SIMDJSON_FORCE_IMPLEMENTATION" in os.environ, reason="x86-64 CPU flags")
+@pytest.mark.skipif(
+    platform.machine() != "x86_64" or "SIMDJSON_FORCE_IMPLEMENTATION" in os.environ, reason="x86-64 CPU flags"
+)
 def test_simd_kernel_is_chosen_at_run_time() -> None:
     # The build targets baseline x86-64 (no -march): a CPU with AVX2 gets an AVX2 or AVX-512
     # kernel only if simdjson picks it at run time.

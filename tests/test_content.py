@@ -26,8 +26,13 @@ def test_blocks_conform(shared: Path, version: str) -> None:
     for block in all_blocks(version):
         assert_conforms(shared, version, "ContentBlock", block)
         # The block also matches the specific definition for its type.
-        name = {"text": "TextContent", "image": "ImageContent", "audio": "AudioContent",
-                "resource_link": "ResourceLink", "resource": "EmbeddedResource"}[block["type"]]
+        name = {
+            "text": "TextContent",
+            "image": "ImageContent",
+            "audio": "AudioContent",
+            "resource_link": "ResourceLink",
+            "resource": "EmbeddedResource",
+        }[block["type"]]
         assert_conforms(shared, version, name, block)
 
 
@@ -42,12 +47,26 @@ def test_exact_shapes() -> None:
     assert c.image(b"\x00\x01\x02", "image/png") == {"type": "image", "data": "AAEC", "mimeType": "image/png"}
     assert c.audio("AAEC", "audio/wav") == {"type": "audio", "data": "AAEC", "mimeType": "audio/wav"}
     assert c.image(PNG, "image/png")["data"] == base64.b64encode(PNG).decode()
-    assert c.embedded_resource("file:///a", blob=b"hi") == {"type": "resource", "resource": {"uri": "file:///a", "blob": "aGk="}}
+    assert c.embedded_resource("file:///a", blob=b"hi") == {
+        "type": "resource",
+        "resource": {"uri": "file:///a", "blob": "aGk="},
+    }
     assert c.embedded_resource("file:///a", text="hi", mime_type="text/plain") == {
-        "type": "resource", "resource": {"uri": "file:///a", "text": "hi", "mimeType": "text/plain"}}
-    assert c.resource_link("file:///a", "a", size=3) == {"type": "resource_link", "uri": "file:///a", "name": "a", "size": 3}
+        "type": "resource",
+        "resource": {"uri": "file:///a", "text": "hi", "mimeType": "text/plain"},
+    }
+    assert c.resource_link("file:///a", "a", size=3) == {
+        "type": "resource_link",
+        "uri": "file:///a",
+        "name": "a",
+        "size": 3,
+    }
     assert c.text("t", annotations={"priority": 0}, meta={"a": 1}) == {
-        "type": "text", "text": "t", "annotations": {"priority": 0}, "_meta": {"a": 1}}
+        "type": "text",
+        "text": "t",
+        "annotations": {"priority": 0},
+        "_meta": {"a": 1},
+    }
     assert c.image(bytearray(b"ab"), "image/gif")["data"] == "YWI="
     assert c.image(memoryview(b"ab"), "image/gif")["data"] == "YWI="
 
@@ -55,9 +74,15 @@ def test_exact_shapes() -> None:
 def test_annotations_builder() -> None:
     when = datetime(2025, 1, 12, 15, 0, 58, tzinfo=UTC)
     assert c.annotations(audience=("user",), priority=1, last_modified=when) == {
-        "audience": ["user"], "priority": 1, "lastModified": "2025-01-12T15:00:58+00:00"}
+        "audience": ["user"],
+        "priority": 1,
+        "lastModified": "2025-01-12T15:00:58+00:00",
+    }
     assert c.annotations() == {}
-    assert c.annotations(last_modified=datetime(2025, 1, 1, tzinfo=timezone(timedelta(hours=2))))["lastModified"] == "2025-01-01T00:00:00+02:00"
+    assert (
+        c.annotations(last_modified=datetime(2025, 1, 1, tzinfo=timezone(timedelta(hours=2))))["lastModified"]
+        == "2025-01-01T00:00:00+02:00"
+    )
 
 
 def _raises(exc: type[Exception], field: str, fn: Callable[..., object], *args: Any, **kw: Any) -> None:
@@ -102,9 +127,27 @@ def _raises(exc: type[Exception], field: str, fn: Callable[..., object], *args: 
         (ValueError, "icons", c.resource_link, ("file:///a", "a"), {"icons": [], "protocol_version": "2025-06-18"}),
         (ValueError, "icons[0].src", c.resource_link, ("file:///a", "a"), {"icons": [{"mimeType": "image/png"}]}),
         (ValueError, "icons[0].src", c.resource_link, ("file:///a", "a"), {"icons": [{"src": "no scheme"}]}),
-        (ValueError, "icons[0].theme", c.resource_link, ("file:///a", "a"), {"icons": [{"src": "https://x/i", "theme": "blue"}]}),
-        (TypeError, "icons[0].sizes", c.resource_link, ("file:///a", "a"), {"icons": [{"src": "https://x/i", "sizes": "48x48"}]}),
-        (ValueError, "icons[0]", c.resource_link, ("file:///a", "a"), {"icons": [{"src": "https://x/i", "mime_type": "image/png"}]}),
+        (
+            ValueError,
+            "icons[0].theme",
+            c.resource_link,
+            ("file:///a", "a"),
+            {"icons": [{"src": "https://x/i", "theme": "blue"}]},
+        ),
+        (
+            TypeError,
+            "icons[0].sizes",
+            c.resource_link,
+            ("file:///a", "a"),
+            {"icons": [{"src": "https://x/i", "sizes": "48x48"}]},
+        ),
+        (
+            ValueError,
+            "icons[0]",
+            c.resource_link,
+            ("file:///a", "a"),
+            {"icons": [{"src": "https://x/i", "mime_type": "image/png"}]},
+        ),
         (TypeError, "icons", c.resource_link, ("file:///a", "a"), {"icons": {"src": "https://x/i"}}),
         (ValueError, "protocol_version", c.resource_link, ("file:///a", "a"), {"protocol_version": "2024-11-05"}),
         (ValueError, "icons", c.icon, ("https://x/i",), {"protocol_version": "2025-06-18"}),
@@ -117,7 +160,9 @@ def _raises(exc: type[Exception], field: str, fn: Callable[..., object], *args: 
         (TypeError, "resource._meta", c.embedded_resource, ("file:///a",), {"text": "t", "resource_meta": "m"}),
     ],
 )
-def test_bad_inputs_name_the_field(exc: type[Exception], field: str, fn: Callable[..., object], args: tuple[Any, ...], kw: dict[str, Any]) -> None:
+def test_bad_inputs_name_the_field(
+    exc: type[Exception], field: str, fn: Callable[..., object], args: tuple[Any, ...], kw: dict[str, Any]
+) -> None:
     _raises(exc, field, fn, *args, **kw)
 
 

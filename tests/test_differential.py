@@ -40,34 +40,56 @@ MCP_VERSION = "2025-06-18"
 MCP_SEEDS: dict[str, list[Any]] = {
     "CallToolResult": [
         {"content": [{"type": "text", "text": "42 files"}], "structuredContent": {"count": 42}, "isError": False},
-        {"content": [
-            {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png", "annotations": {"priority": 0.5}},
-            {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "hi"}},
-            {"type": "resource_link", "uri": "file:///b.md", "name": "b.md"},
-        ]},
+        {
+            "content": [
+                {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png", "annotations": {"priority": 0.5}},
+                {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "hi"}},
+                {"type": "resource_link", "uri": "file:///b.md", "name": "b.md"},
+            ]
+        },
     ],
     "ListToolsResult": [
-        {"tools": [{"name": "search", "description": "Search files",
+        {
+            "tools": [
+                {
+                    "name": "search",
+                    "description": "Search files",
                     "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
                     "outputSchema": {"type": "object", "properties": {"hits": {"type": "array"}}},
-                    "annotations": {"readOnlyHint": True, "title": "Search"}}],
-         "nextCursor": "c2"},
+                    "annotations": {"readOnlyHint": True, "title": "Search"},
+                }
+            ],
+            "nextCursor": "c2",
+        },
     ],
     "InitializeResult": [
-        {"protocolVersion": MCP_VERSION, "capabilities": {"tools": {"listChanged": True}, "logging": {}},
-         "serverInfo": {"name": "demo", "version": "1.0.0", "title": "Demo"}, "instructions": "Be brief."},
+        {
+            "protocolVersion": MCP_VERSION,
+            "capabilities": {"tools": {"listChanged": True}, "logging": {}},
+            "serverInfo": {"name": "demo", "version": "1.0.0", "title": "Demo"},
+            "instructions": "Be brief.",
+        },
     ],
     "JSONRPCRequest": [
         {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search", "arguments": {"q": "x"}}},
     ],
     "ReadResourceResult": [
-        {"contents": [{"uri": "file:///a.txt", "mimeType": "text/plain", "text": "hi"},
-                      {"uri": "file:///b.png", "blob": "aGk="}]},
+        {
+            "contents": [
+                {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "hi"},
+                {"uri": "file:///b.png", "blob": "aGk="},
+            ]
+        },
     ],
     "CreateMessageRequest": [
-        {"method": "sampling/createMessage",
-         "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 100,
-                    "modelPreferences": {"hints": [{"name": "claude"}], "intelligencePriority": 0.8}}},
+        {
+            "method": "sampling/createMessage",
+            "params": {
+                "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+                "maxTokens": 100,
+                "modelPreferences": {"hints": [{"name": "claude"}], "intelligencePriority": 0.8},
+            },
+        },
     ],
 }
 # Instances bigger than this get only a few mutations: each one is another full copy on the wire.
@@ -142,39 +164,92 @@ KNOWN: dict[tuple[str, str | None], str] = {
         for k in ["maxItems", "maxLength", "maxProperties", "minItems", "minLength", "minProperties"]
     },
     **_known(_INTEGRAL_FLOAT, _SUITE + "type.json::integer type matches integers", "t1", "t1~:+1", "t1~:neg"),
-    **_known(_BIGNUM, _SUITE + "optional/bignum.json::integer",
-             "t0", "t1", "t0~:-1", "t0~:+.5", "t0~:+1", "t0~:x10", "t1~:x10", "t1~:+.5", "t1~:-1", "t1~:+1"),
+    **_known(
+        _BIGNUM,
+        _SUITE + "optional/bignum.json::integer",
+        "t0",
+        "t1",
+        "t0~:-1",
+        "t0~:+.5",
+        "t0~:+1",
+        "t0~:x10",
+        "t1~:x10",
+        "t1~:+.5",
+        "t1~:-1",
+        "t1~:+1",
+    ),
     **_known(_UINT64_LIMIT, _SUITE + "optional/bignum.json::maximum integer comparison", "t0~:retype:2.5"),
     **_known(_ROUNDED_LIMIT, _SUITE + "optional/bignum.json::minimum integer comparison", "t0~:+.5"),
     **_known(_INT_MULTIPLE, _SUITE + "allOf.json::allOf combined with anyOf, oneOf", "t7~:+.5"),
     **_known(_INT_MULTIPLE, _SUITE + "contains.json::items + contains", "t2~/0:+.5", "t2~/1:+.5"),
     **_known(_INT_MULTIPLE, _SUITE + "if-then-else.json::if and else without then", "t1~:+.5"),
-    **_known(_INT_MULTIPLE, _SUITE + "if-then-else.json::validate against correct branch, then vs else",
-             "t0~:retype:2.5", "t2~:+.5"),
+    **_known(
+        _INT_MULTIPLE,
+        _SUITE + "if-then-else.json::validate against correct branch, then vs else",
+        "t0~:retype:2.5",
+        "t2~:+.5",
+    ),
     **_known(_INT_MULTIPLE, _SUITE + "multipleOf.json::by int", "t0~:+.5", "t0~:retype:2.5"),
     **_known(_INT_MULTIPLE, _SUITE + "oneOf.json::oneOf", "t1~:+.5", "t3~:+.5"),
     **_known(_FLOAT_MULTIPLE, _SUITE + "multipleOf.json::by small number", "t1~:retype:-7"),
-    **_known(_FLOAT_MULTIPLE, _SUITE + "multipleOf.json::small multiple of large integer",
-             "t0", "t0~:+1", "t0~:-1", "t0~:x10", "t0~:neg"),
-    **_known(_FLOAT_OVERFLOW,
-             _SUITE + "optional/float-overflow.json::all integers are multiples of 0.5, if overflow is handled",
-             "t0", "t0~:neg", "t0~:half"),
-    **_known(_CONST_DOUBLE, _SUITE + "const.json::float and integers are equal up to 64-bit representation limits",
-             "t0~:+1"),
+    **_known(
+        _FLOAT_MULTIPLE,
+        _SUITE + "multipleOf.json::small multiple of large integer",
+        "t0",
+        "t0~:+1",
+        "t0~:-1",
+        "t0~:x10",
+        "t0~:neg",
+    ),
+    **_known(
+        _FLOAT_OVERFLOW,
+        _SUITE + "optional/float-overflow.json::all integers are multiples of 0.5, if overflow is handled",
+        "t0",
+        "t0~:neg",
+        "t0~:half",
+    ),
+    **_known(
+        _CONST_DOUBLE, _SUITE + "const.json::float and integers are equal up to 64-bit representation limits", "t0~:+1"
+    ),
     **_known(_STD_REGEX, _REGEX + "ECMA 262 regex escapes control codes with \\c and upper letter", "t1"),
     **_known(_STD_REGEX, _REGEX + "ECMA 262 regex escapes control codes with \\c and lower letter", "t1"),
     **_known(_STD_REGEX, _REGEX + "ECMA 262 \\D matches everything but ascii digits", "t1"),
     **_known(_STD_REGEX, _REGEX + "ECMA 262 \\W matches everything but ascii letters", "t1", "t1~:upper"),
     **_known(_STD_REGEX, _REGEX + "ECMA 262 \\s matches whitespace", "t4", "t5", "t7", "t8"),
     **_known(_STD_REGEX, _REGEX + "ECMA 262 \\S matches everything but whitespace", "t10"),
-    **_known(_STD_REGEX, _SUITE + "optional/non-bmp-regex.json::Proper UTF-16 surrogate pair handling: pattern",
-             "t0", "t2", "t2~:twice"),
-    **_known(_STD_REGEX,
-             _SUITE + "optional/non-bmp-regex.json::Proper UTF-16 surrogate pair handling: patternProperties",
-             "t4", 't0~/:retype:""', "t0~/:retype:{}", "t0~/:retype:2.5", "t0~/:+.5", "t4~:add:zz",
-             *(f"t2~/{_DRAGONS}:{m}" for m in ["+.5", 'retype:[1, "a"]', 'retype:{"a": 1}', "retype:[]"]),
-             *(f"t4~/{_DRAGONS}:{m}" for m in ["upper", "retype:true", "+astral", "+x", "chop", "empty",
-                                               'retype:"abc"', "retype:null", "twice", "+e-acute"])),
+    **_known(
+        _STD_REGEX,
+        _SUITE + "optional/non-bmp-regex.json::Proper UTF-16 surrogate pair handling: pattern",
+        "t0",
+        "t2",
+        "t2~:twice",
+    ),
+    **_known(
+        _STD_REGEX,
+        _SUITE + "optional/non-bmp-regex.json::Proper UTF-16 surrogate pair handling: patternProperties",
+        "t4",
+        't0~/:retype:""',
+        "t0~/:retype:{}",
+        "t0~/:retype:2.5",
+        "t0~/:+.5",
+        "t4~:add:zz",
+        *(f"t2~/{_DRAGONS}:{m}" for m in ["+.5", 'retype:[1, "a"]', 'retype:{"a": 1}', "retype:[]"]),
+        *(
+            f"t4~/{_DRAGONS}:{m}"
+            for m in [
+                "upper",
+                "retype:true",
+                "+astral",
+                "+x",
+                "chop",
+                "empty",
+                'retype:"abc"',
+                "retype:null",
+                "twice",
+                "+e-acute",
+            ]
+        ),
+    ),
     **{
         (_REGEX + d, "*"): _PROPERTY_ESCAPES
         for d in [
@@ -265,12 +340,23 @@ def _node_mutations(node: Any, names: list[str], rng: random.Random) -> list[tup
     elif isinstance(node, float):
         out += [("+1", node + 1), ("neg", -node), ("half", node / 2), ("+.5", node + 0.5)]
     elif isinstance(node, str):
-        out += [("empty", ""), ("+x", node + "x"), ("chop", node[:-1]), ("twice", node * 2),
-                ("+e-acute", node + "\u00e9"), ("+astral", node + "\U0001f600"), ("upper", node.upper())]
+        out += [
+            ("empty", ""),
+            ("+x", node + "x"),
+            ("chop", node[:-1]),
+            ("twice", node * 2),
+            ("+e-acute", node + "\u00e9"),
+            ("+astral", node + "\U0001f600"),
+            ("upper", node.upper()),
+        ]
     elif isinstance(node, list):
         if node:
-            out += [("drop-first", node[1:]), ("drop-last", node[:-1]), ("dup-first", node + node[:1]),
-                    ("reverse", node[::-1])]
+            out += [
+                ("drop-first", node[1:]),
+                ("drop-last", node[:-1]),
+                ("dup-first", node + node[:1]),
+                ("reverse", node[::-1]),
+            ]
         out += [("append-null", [*node, None]), ("append-1", [*node, 1])]
     elif isinstance(node, dict):
         keys = list(node)
@@ -283,9 +369,7 @@ def _node_mutations(node: Any, names: list[str], rng: random.Random) -> list[tup
     return out
 
 
-def mutations(
-    seed: Any, names: list[str], consts: list[Any], rng: random.Random, budget: int
-) -> list[tuple[str, Any]]:
+def mutations(seed: Any, names: list[str], consts: list[Any], rng: random.Random, budget: int) -> list[tuple[str, Any]]:
     """Deterministic variations of seed: (label, instance)."""
     out: list[tuple[str, Any]] = [("wrap-array", [seed]), ("wrap-object", {"a": seed})]
     paths = _paths(seed)
@@ -327,15 +411,24 @@ def build_cases(shared: Path) -> list[Case]:
         for group in json.loads(path.read_text(encoding="utf-8")):
             if _uses_remote_refs(group["schema"]):
                 continue
-            cases.append(_case(f"{rel}::{group['description']}", group["schema"],
-                               [(f"t{i}", t["data"]) for i, t in enumerate(group["tests"])]))
+            cases.append(
+                _case(
+                    f"{rel}::{group['description']}",
+                    group["schema"],
+                    [(f"t{i}", t["data"]) for i, t in enumerate(group["tests"])],
+                )
+            )
     mcp = json.loads((shared / "mcp-schema" / MCP_VERSION / "schema.json").read_text(encoding="utf-8"))
     for definition, seeds in MCP_SEEDS.items():
         # allOf rather than a root $ref: in draft-07 a $ref's siblings are ignored.
-        schema = {"$schema": mcp["$schema"], "allOf": [{"$ref": f"#/definitions/{definition}"}],
-                  "definitions": mcp["definitions"]}
-        cases.append(_case(f"mcp-schema/{MCP_VERSION}::{definition}", schema,
-                           [(f"s{i}", seed) for i, seed in enumerate(seeds)]))
+        schema = {
+            "$schema": mcp["$schema"],
+            "allOf": [{"$ref": f"#/definitions/{definition}"}],
+            "definitions": mcp["definitions"],
+        }
+        cases.append(
+            _case(f"mcp-schema/{MCP_VERSION}::{definition}", schema, [(f"s{i}", seed) for i, seed in enumerate(seeds)])
+        )
     bench = shared / "bench-data"
     for schema_file, instance_files in BENCH_SCHEMAS.items():
         schema = json.loads((bench / schema_file).read_text(encoding="utf-8"))
@@ -395,11 +488,18 @@ def run_oracle(cases: list[Case], tmp_path: Path) -> list[dict[str, Any]]:
             f"valijson oracle not found at {ORACLE}: run scripts/test (it builds build/cpp-tests), "
             "or set MCP_NATIVE_VALIJSON_ORACLE"
         )
-    payload = b"[" + b",".join(
-        b'{"schema":' + _encode(without_format(c.schema))
-        + b',"instances":[' + b",".join(map(_encode, c.instances)) + b"]}"
-        for c in cases
-    ) + b"]"
+    payload = (
+        b"["
+        + b",".join(
+            b'{"schema":'
+            + _encode(without_format(c.schema))
+            + b',"instances":['
+            + b",".join(map(_encode, c.instances))
+            + b"]}"
+            for c in cases
+        )
+        + b"]"
+    )
     cases_file = tmp_path / "cases.json"
     cases_file.write_bytes(payload)
     proc = subprocess.run([str(ORACLE), str(cases_file)], capture_output=True, timeout=600)
@@ -449,8 +549,11 @@ def find_divergences(
     for case, their, our in zip(cases, theirs, ours, strict=False):
         their_error = their.get("schema_error")
         our_error = our if isinstance(our, str) else None
-        judge((case.case_id, None), (their_error is None) != (our_error is None),
-              f"{case.case_id}: valijson {their_error or 'loads the schema'!r}, ours {our_error or 'loads it'!r}")
+        judge(
+            (case.case_id, None),
+            (their_error is None) != (our_error is None),
+            f"{case.case_id}: valijson {their_error or 'loads the schema'!r}, ours {our_error or 'loads it'!r}",
+        )
         if their_error is not None or our_error is not None:
             continue
         assert isinstance(our, list)
@@ -459,8 +562,11 @@ def find_divergences(
             if isinstance(v, dict) and threw in KNOWN:
                 met.add(threw)
                 continue
-            judge((case.case_id, label), v != o,
-                  f"{case.case_id} [{label}] {_canonical(instance)[:120]}: valijson {v}, ours {o}")
+            judge(
+                (case.case_id, label),
+                v != o,
+                f"{case.case_id} [{label}] {_canonical(instance)[:120]}: valijson {v}, ours {o}",
+            )
         if threw in KNOWN and threw not in met:
             stale.append(f"{case.case_id}: valijson no longer throws (listed: {KNOWN[threw]})")
     return unlisted, stale, met

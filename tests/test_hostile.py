@@ -62,8 +62,12 @@ def test_depth_limits_are_capped_below_the_stack() -> None:
         v.is_valid_json("[" * DEEP + "]" * DEEP)
     with pytest.raises(ValidationError, match="max_instance_depth=2048"):
         Validator({"items": {"$ref": "#"}}, limits={"max_instance_depth": 2048}).is_valid(nested_list(DEEP))
-    for name, too_big in (("max_schema_depth", 1025), ("max_instance_depth", 2049), ("max_subschemas", 2**32),
-                          ("max_steps", 2**63)):
+    for name, too_big in (
+        ("max_schema_depth", 1025),
+        ("max_instance_depth", 2049),
+        ("max_subschemas", 2**32),
+        ("max_steps", 2**63),
+    ):
         with pytest.raises(ValueError, match=f"limit {name} must be at most"):
             Validator({}, limits={name: too_big})
 
@@ -104,8 +108,10 @@ def test_numbers_with_10000_digits() -> None:
         Validator({"maximum": 10**10_000})
     # The decoder never raises: a line Python cannot read is a parse error, whatever holds it.
     dec = jsonrpc.Decoder()
-    for line in (b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"x":' + big.encode() + b"}}\n",
-                 b'{"jsonrpc":"2.0","id":' + big.encode() + b',"method":"m"}\n'):
+    for line in (
+        b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"x":' + big.encode() + b"}}\n",
+        b'{"jsonrpc":"2.0","id":' + big.encode() + b',"method":"m"}\n',
+    ):
         (msg,) = dec.feed(line)
         assert isinstance(msg, jsonrpc.Invalid) and msg.code == jsonrpc.PARSE_ERROR
     assert isinstance(msg, jsonrpc.Invalid)  # for the type checker: the loop's last item
@@ -212,7 +218,9 @@ def test_redos_patterns(pattern: str) -> None:
 
 def test_schema_bombs() -> None:
     # The default max_steps stops an exponential $defs bomb (it ran 1.3 s at 50,000,000 steps).
-    defs: dict[str, Any] = {f"l{i}": {"anyOf": [{"$ref": f"#/$defs/l{i + 1}"}, {"$ref": f"#/$defs/l{i + 1}"}]} for i in range(40)}
+    defs: dict[str, Any] = {
+        f"l{i}": {"anyOf": [{"$ref": f"#/$defs/l{i + 1}"}, {"$ref": f"#/$defs/l{i + 1}"}]} for i in range(40)
+    }
     defs["l40"] = {"type": "string"}
     v = Validator({"$defs": defs, "$ref": "#/$defs/l0"})
     for call in (v.is_valid, v.validate, lambda x: list(v.iter_errors(x))):
@@ -227,8 +235,11 @@ def test_schema_bombs() -> None:
         deep = {"allOf": [deep]}
     with pytest.raises(SchemaError, match="max_schema_depth"):
         Validator(deep)
-    for cycle in ({"$ref": "#"}, {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"},
-                  {"$id": "http://x/s", "$ref": "http://x/s"}):
+    for cycle in (
+        {"$ref": "#"},
+        {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"},
+        {"$id": "http://x/s", "$ref": "http://x/s"},
+    ):
         with pytest.raises(SchemaError, match="cycle"):
             Validator(cycle)
     huge = Validator({"enum": [*range(200_000), "x"]})
@@ -238,12 +249,22 @@ def test_schema_bombs() -> None:
 
 @pytest.mark.parametrize(
     "ref",
-    ["http://127.0.0.1/s.json", "https://169.254.169.254/latest/meta-data", "file:///etc/passwd", "http://[::1]/x",
-     "http://10.0.0.1/s#/a", "https://example.com/schema.json", "//localhost/x", "../../etc/passwd"],
+    [
+        "http://127.0.0.1/s.json",
+        "https://169.254.169.254/latest/meta-data",
+        "file:///etc/passwd",
+        "http://[::1]/x",
+        "http://10.0.0.1/s#/a",
+        "https://example.com/schema.json",
+        "//localhost/x",
+        "../../etc/passwd",
+    ],
 )
 def test_remote_refs_are_refused(ref: str) -> None:
     # Nothing is fetched: only the schema itself, the registry and the metaschemas resolve.
-    with pytest.raises(SchemaError, match=r"unresolvable reference '.*' \(not in the schema, the registry or the metaschemas\)"):
+    with pytest.raises(
+        SchemaError, match=r"unresolvable reference '.*' \(not in the schema, the registry or the metaschemas\)"
+    ):
         Validator({"$ref": ref})
     with pytest.raises(SchemaError, match="unresolvable reference"):
         Validator({"$id": "file:///etc/", "properties": {"a": {"$ref": ref}}})

@@ -81,11 +81,35 @@ def test_suite_str_input_matches_bytes(shared: Path) -> None:
 @pytest.mark.parametrize(
     "doc",
     [
-        "0", "-0", "-0.0", "1.0", "1e16", "1E+2", "123456789012345678901234567890", "-9223372036854775808",
-        "-9223372036854775809", "18446744073709551615", "18446744073709551616", "1e400", "-1e400", "1e-400",
-        "0.1", "2.2250738585072014e-308", "4.9e-324", "1.7976931348623157e308", "3.141592653589793238462643383279",
-        '"a\\u0000b"', '"\\ud83d\\ude00"', '"\\ud800"', '"é😀"', '{"a":1,"a":2}', '{"a":{"b":[1,{"c":null}]}}',
-        "[true,false,null]", " \t\r\n[ 1 , 2 ]\n", '{"":0}', "[[[[[]]]]]",
+        "0",
+        "-0",
+        "-0.0",
+        "1.0",
+        "1e16",
+        "1E+2",
+        "123456789012345678901234567890",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551615",
+        "18446744073709551616",
+        "1e400",
+        "-1e400",
+        "1e-400",
+        "0.1",
+        "2.2250738585072014e-308",
+        "4.9e-324",
+        "1.7976931348623157e308",
+        "3.141592653589793238462643383279",
+        '"a\\u0000b"',
+        '"\\ud83d\\ude00"',
+        '"\\ud800"',
+        '"é😀"',
+        '{"a":1,"a":2}',
+        '{"a":{"b":[1,{"c":null}]}}',
+        "[true,false,null]",
+        " \t\r\n[ 1 , 2 ]\n",
+        '{"":0}',
+        "[[[[[]]]]]",
     ],
 )
 def test_loads_like_stdlib(doc: str) -> None:
@@ -96,7 +120,13 @@ def test_loads_like_stdlib(doc: str) -> None:
 def test_loads_input_types() -> None:
     doc = '{"k":["v",1]}'
     expected = {"k": ["v", 1]}
-    for data in (doc, doc.encode(), bytearray(doc.encode()), memoryview(doc.encode()), memoryview(b"xx" + doc.encode())[2:]):
+    for data in (
+        doc,
+        doc.encode(),
+        bytearray(doc.encode()),
+        memoryview(doc.encode()),
+        memoryview(b"xx" + doc.encode())[2:],
+    ):
         assert loads(data) == expected
     assert loads(data=doc) == expected
     # Wrong arguments, on purpose: the runtime's TypeErrors are what is tested.
@@ -176,8 +206,8 @@ BAD_DOCS = [
     (b"[\x00]", "Expecting value", 1),
     (b"[1]\x00", "Extra data", 3),
     (b'{"a":[1,{"b":2]}', "Expecting ',' delimiter", 14),
-    (b'[123456789012345678901234567890', "Expecting ',' delimiter", 31),
-    (b'[123456789012345678901234567890, nan]', "Expecting value", 33),
+    (b"[123456789012345678901234567890", "Expecting ',' delimiter", 31),
+    (b"[123456789012345678901234567890, nan]", "Expecting value", 33),
 ]
 
 
@@ -243,14 +273,61 @@ class MyInt(int):
 
 
 SAMPLES = [
-    None, True, False, 0, -1, 2**63 - 1, -(2**63), 2**63, 2**64, -(2**200), 10**300,
-    0.0, -0.0, 1.0, 0.1, 1e16, 1e15, 123456789012345680.0, 1e-4, 1e-5, 1.5e-7, 5e-324, 1.7976931348623157e308,
-    -2.2250738585072014e-308, 1 / 3, 100.0, 1e22, 12345.678,
-    "", "abc", "é", "😀", "\x00\x01\x1f\x7f", '"\\/', "\b\f\n\r\t", "\u2028\u2029", "a" * 100, "é\n" * 500,
-    [], (), {}, [1, [2, [3]]], (1, "a"), {"a": {"b": [None]}},
+    None,
+    True,
+    False,
+    0,
+    -1,
+    2**63 - 1,
+    -(2**63),
+    2**63,
+    2**64,
+    -(2**200),
+    10**300,
+    0.0,
+    -0.0,
+    1.0,
+    0.1,
+    1e16,
+    1e15,
+    123456789012345680.0,
+    1e-4,
+    1e-5,
+    1.5e-7,
+    5e-324,
+    1.7976931348623157e308,
+    -2.2250738585072014e-308,
+    1 / 3,
+    100.0,
+    1e22,
+    12345.678,
+    "",
+    "abc",
+    "é",
+    "😀",
+    "\x00\x01\x1f\x7f",
+    '"\\/',
+    "\b\f\n\r\t",
+    "\u2028\u2029",
+    "a" * 100,
+    "é\n" * 500,
+    [],
+    (),
+    {},
+    [1, [2, [3]]],
+    (1, "a"),
+    {"a": {"b": [None]}},
     {1: 1, 2.5: 2, True: 3, None: 4, -(10**30): 5, float("1e16"): 6},  # noqa: F601 - kept as written
-    Color.RED, Level.HIGH, Ratio.HALF, Point(1, 2), MyList([1, 2]), MyDict(a=1), MyStr("s"), MyInt(7),
-    collections.OrderedDict([("z", 1), ("a", 2)]), {Color.RED: 1, Level.HIGH: 2, MyStr("k"): 3},
+    Color.RED,
+    Level.HIGH,
+    Ratio.HALF,
+    Point(1, 2),
+    MyList([1, 2]),
+    MyDict(a=1),
+    MyStr("s"),
+    MyInt(7),
+    collections.OrderedDict([("z", 1), ("a", 2)]),
+    {Color.RED: 1, Level.HIGH: 2, MyStr("k"): 3},
 ]
 
 
@@ -316,9 +393,14 @@ def test_dumps_output_sizes_across_buffer_growth() -> None:
             assert line == ref_dumps({"jsonrpc": "2.0", "id": n, "method": "m", "params": {"p": obj}}) + b"\n"
             # The tool response mirrors the text it has written so far into the text block.
             structured = {"p": obj}
-            result = {"structuredContent": structured, "content": [{"type": "text", "text": ref_dumps(structured).decode()}]}
+            result = {
+                "structuredContent": structured,
+                "content": [{"type": "text", "text": ref_dumps(structured).decode()}],
+            }
             line = mcp_native.Tool("t").encode_response(n, structured)
-            assert line == ref_dumps({"jsonrpc": "2.0", "id": n, "result": {**result, "resultType": "complete"}}) + b"\n"
+            assert (
+                line == ref_dumps({"jsonrpc": "2.0", "id": n, "result": {**result, "resultType": "complete"}}) + b"\n"
+            )
 
 
 def test_failed_dumps_free_the_partial_output() -> None:
@@ -368,7 +450,7 @@ BAD_VALUES = [
     ({"a": 1, 2: 3}, {"sort_keys": True}, TypeError, "not supported between"),
     ("\ud800", {}, UnicodeEncodeError, "surrogate"),
     ({"\udfff": 1}, {}, UnicodeEncodeError, "surrogate"),
-    (10 ** 5000, {}, ValueError, "digits"),
+    (10**5000, {}, ValueError, "digits"),
     (Unknown(), {"default": lambda o: o}, ValueError, "Circular reference"),
 ]
 
@@ -515,7 +597,9 @@ def dict_kinds() -> list[dict[Any, Any]]:
     return [holes, mixed, big, emptied, last_deleted, attrs, grown, {}, {"": None}]
 
 
-@pytest.mark.parametrize("d", dict_kinds(), ids=["holes", "mixed", "big", "emptied", "last_deleted", "attrs", "grown", "empty", "one"])
+@pytest.mark.parametrize(
+    "d", dict_kinds(), ids=["holes", "mixed", "big", "emptied", "last_deleted", "attrs", "grown", "empty", "one"]
+)
 def test_dumps_every_dict_layout(d: dict[Any, Any]) -> None:
     expected = json.dumps(d, separators=(",", ":"), ensure_ascii=False).encode()
     assert dumps(d) == expected
@@ -523,7 +607,14 @@ def test_dumps_every_dict_layout(d: dict[Any, Any]) -> None:
     if all(isinstance(k, str) for k in d):
         v = mcp_native.Validator({"type": "object", "additionalProperties": {"not": {"type": "boolean"}}})
         assert v.is_valid(d) and not v.is_valid({**d, "zz": True})
-        t = mcp_native.Tool("t", output_schema={"type": "object", "properties": {"a": {}}, "additionalProperties": {"type": ["integer", "string", "array", "null"]}})
+        t = mcp_native.Tool(
+            "t",
+            output_schema={
+                "type": "object",
+                "properties": {"a": {}},
+                "additionalProperties": {"type": ["integer", "string", "array", "null"]},
+            },
+        )
         line = t.encode_response(1, d)
         assert json.loads(line)["result"]["structuredContent"] == d
 

@@ -22,8 +22,26 @@ def check(doc: str) -> None:
 
 
 # Characters at the edges of CPython's 1-, 2- and 4-byte storage and of UTF-8's sequence lengths.
-EDGES = ["\x00", "\x1f", " ", "~", "\x7f", "\x80", "\xa0", "é", "\xff", "\u0100", "\u07ff", "\u0800",
-         "日", "\ufeff", "\uffff", "\U00010000", "😀", "\U0010ffff"]
+EDGES = [
+    "\x00",
+    "\x1f",
+    " ",
+    "~",
+    "\x7f",
+    "\x80",
+    "\xa0",
+    "é",
+    "\xff",
+    "\u0100",
+    "\u07ff",
+    "\u0800",
+    "日",
+    "\ufeff",
+    "\uffff",
+    "\U00010000",
+    "😀",
+    "\U0010ffff",
+]
 
 
 @pytest.mark.parametrize("ch", EDGES)
@@ -70,7 +88,7 @@ def test_short_keys_differing_in_any_byte(n: int) -> None:
     # Keys of each length below 17 bytes, differing in one position: each must come back as itself
     # whichever was cached before it.
     base = "abcdefghijklmnop"[:n]
-    keys = [base] + [base[:i] + "Z" + base[i + 1:] for i in range(n)]
+    keys = [base] + [base[:i] + "Z" + base[i + 1 :] for i in range(n)]
     for _ in range(2):
         for k in keys:
             assert list(loads(b'{"%s":0}' % k.encode())) == [k]
@@ -93,7 +111,9 @@ def test_cached_keys_are_shared() -> None:
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(st.dictionaries(st.text("ab\x00é~", max_size=20), st.integers(0, 9), max_size=8), min_size=1, max_size=6))
+@given(
+    st.lists(st.dictionaries(st.text("ab\x00é~", max_size=20), st.integers(0, 9), max_size=8), min_size=1, max_size=6)
+)
 def test_colliding_keys_like_stdlib(docs: list[dict[str, int]]) -> None:
     # Few distinct characters: many keys of equal length and near-equal bytes, one document after
     # another through the same cache.
@@ -106,7 +126,7 @@ def test_colliding_keys_like_stdlib(docs: list[dict[str, int]]) -> None:
 
 def test_nested_containers() -> None:
     check('{"a":[],"b":{},"c":[[],[{}],{"d":[1,[2,[3]]]}],"e":[{"f":{}}],"g":[1.5,-2,18446744073709551615,true,null]}')
-    check('[' + ','.join(f'{{"k{i}":[{i},"{i}"]}}' for i in range(3000)) + ']')
+    check("[" + ",".join(f'{{"k{i}":[{i},"{i}"]}}' for i in range(3000)) + "]")
 
 
 def test_list_longer_than_the_tape_count() -> None:

@@ -52,7 +52,9 @@ finite_floats = st.one_of(
     # Values written with a few decimals (the writer's short path), around 2^32 where it stops,
     # and one ulp off them (which it must leave to the general path).
     st.builds(
-        lambda m, decimals, ulps: math.nextafter(float(f"{m}e-{decimals}"), math.inf * ulps) if ulps else float(f"{m}e-{decimals}"),
+        lambda m, decimals, ulps: (
+            math.nextafter(float(f"{m}e-{decimals}"), math.inf * ulps) if ulps else float(f"{m}e-{decimals}")
+        ),
         st.integers(-(2**53), 2**53),
         st.integers(0, 9),
         st.sampled_from([0, 1, -1]),
@@ -62,7 +64,9 @@ finite_floats = st.one_of(
 keys = st.one_of(text, big_ints, finite_floats, st.booleans(), st.none())
 
 
-def json_like(strings: st.SearchStrategy[str], floats: st.SearchStrategy[float], key_strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+def json_like(
+    strings: st.SearchStrategy[str], floats: st.SearchStrategy[float], key_strategy: st.SearchStrategy[Any]
+) -> st.SearchStrategy[Any]:
     scalars = st.one_of(st.none(), st.booleans(), big_ints, floats, strings)
     return st.recursive(
         scalars,
@@ -75,7 +79,9 @@ def json_like(strings: st.SearchStrategy[str], floats: st.SearchStrategy[float],
     )
 
 
-any_values = json_like(text, st.one_of(finite_floats, st.sampled_from([float("nan"), float("inf"), -float("inf")])), keys)
+any_values = json_like(
+    text, st.one_of(finite_floats, st.sampled_from([float("nan"), float("inf"), -float("inf")])), keys
+)
 valid_values = json_like(valid_text, finite_floats, valid_text)
 
 
@@ -116,7 +122,9 @@ def test_dumps_sorted_matches_stdlib(obj: Any) -> None:
 @example([1e-05, -2.5e-05, 1e-07, 1e16], 2, False)
 def test_dumps_indent_matches_stdlib(obj: Any, indent: int, sort_keys: bool) -> None:
     ours = outcome(lambda: dumps(obj, indent=indent, sort_keys=sort_keys))
-    ref = outcome(lambda: json.dumps(obj, indent=indent, sort_keys=sort_keys, ensure_ascii=False, allow_nan=False).encode())
+    ref = outcome(
+        lambda: json.dumps(obj, indent=indent, sort_keys=sort_keys, ensure_ascii=False, allow_nan=False).encode()
+    )
     assert ours[0] == ref[0], (ours, ref)
     if ours[0] == "ok":
         assert ours[1] == ref[1]
@@ -126,7 +134,7 @@ def test_dumps_indent_matches_stdlib(obj: Any, indent: int, sort_keys: bool) -> 
 @settings(max_examples=1000, deadline=None)
 @given(json_like(valid_text, finite_floats, valid_text), st.sampled_from([None, 0, 2, 3]))
 @example([1e-05, -2.5e-05, 1.5e-05, 9.999e-05, 1e-04, 1e-07, -1.2345e-300, 1e16, 1.5e300, 0.0, -0.0], 2)
-@example({"a": [], "b": {}, "c": "é\u2028\"\\\x00\x1f\x7f"}, 2)
+@example({"a": [], "b": {}, "c": 'é\u2028"\\\x00\x1f\x7f'}, 2)
 def test_pydantic_json_text_matches_pydantic(obj: Any, indent: int | None) -> None:
     assert pydantic_json_text(obj, indent) == pydantic_core.to_json(obj, indent=indent).decode()
 
@@ -172,7 +180,32 @@ def test_loads_arbitrary_bytes_is_clean(data: bytes) -> None:
 
 
 @settings(max_examples=1000, deadline=None)
-@given(st.lists(st.sampled_from(['[', ']', '{', '}', ',', ':', '"a"', '1', '-', '.5', 'e3', ' ', 'null', 'tru', '"\\u', 'NaN', '12345678901234567890123']), max_size=20))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "[",
+                "]",
+                "{",
+                "}",
+                ",",
+                ":",
+                '"a"',
+                "1",
+                "-",
+                ".5",
+                "e3",
+                " ",
+                "null",
+                "tru",
+                '"\\u',
+                "NaN",
+                "12345678901234567890123",
+            ]
+        ),
+        max_size=20,
+    )
+)
 def test_loads_token_soup_agrees_with_stdlib(tokens: list[str]) -> None:
     doc = "".join(tokens)
     assume(not any(t in doc for t in ("NaN", "Infinity")))  # json.loads accepts these; we reject

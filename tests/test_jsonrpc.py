@@ -127,7 +127,9 @@ def test_bad_json_is_a_parse_error_and_decoding_goes_on(line: bytes, version: st
 
 @pytest.mark.parametrize(("line", "id"), INVALID_REQUESTS)
 @pytest.mark.parametrize("version", jsonrpc.SUPPORTED_PROTOCOL_VERSIONS)
-def test_wrong_envelope_is_an_invalid_request_and_decoding_goes_on(line: bytes, id: int | str | None, version: str) -> None:
+def test_wrong_envelope_is_an_invalid_request_and_decoding_goes_on(
+    line: bytes, id: int | str | None, version: str
+) -> None:
     out = decode(line + b"\n" + GOOD + b"\n", protocol_version=version)
     assert len(out) == 2, out
     check_invalid(out[0], INVALID_REQUEST, id, version)
@@ -286,7 +288,11 @@ def test_constructor_arguments_are_checked() -> None:
 
 def test_error_codes() -> None:
     assert (jsonrpc.PARSE_ERROR, jsonrpc.INVALID_REQUEST, jsonrpc.METHOD_NOT_FOUND) == (-32700, -32600, -32601)
-    assert (jsonrpc.INVALID_PARAMS, jsonrpc.INTERNAL_ERROR, jsonrpc.URL_ELICITATION_REQUIRED) == (-32602, -32603, -32042)
+    assert (jsonrpc.INVALID_PARAMS, jsonrpc.INTERNAL_ERROR, jsonrpc.URL_ELICITATION_REQUIRED) == (
+        -32602,
+        -32603,
+        -32042,
+    )
 
 
 # --- property tests against the standard library ------------------------------------------------
@@ -302,8 +308,10 @@ json_scalars = (
 )
 json_values = st.recursive(
     json_scalars,
-    lambda inner: st.lists(inner, max_size=5)
-    | st.dictionaries(st.text(st.characters(exclude_categories=["Cs"]), max_size=8), inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.dictionaries(st.text(st.characters(exclude_categories=["Cs"]), max_size=8), inner, max_size=5)
+    ),
     max_leaves=30,
 )
 ids = st.integers(min_value=-(2**63), max_value=2**64 - 1) | st.text(st.characters(exclude_categories=["Cs"]))
@@ -321,7 +329,10 @@ def messages(draw: st.DrawFn) -> Message:
         return Notification(method, params)
     if kind == "response":
         return Response(draw(ids), draw(objects))
-    error = {"code": draw(st.integers(-(2**63), 2**63 - 1)), "message": draw(st.text(max_size=10).filter(lambda s: s.isprintable()))}
+    error = {
+        "code": draw(st.integers(-(2**63), 2**63 - 1)),
+        "message": draw(st.text(max_size=10).filter(lambda s: s.isprintable())),
+    }
     return ErrorResponse(draw(ids | st.none()), error)
 
 
@@ -513,7 +524,9 @@ def test_valid_json_simdjson_cannot_represent_is_decoded(line: bytes, version: s
     ],
 )
 @pytest.mark.parametrize("version", jsonrpc.SUPPORTED_PROTOCOL_VERSIONS)
-def test_invalid_messages_beyond_simdjson_answer_with_the_exact_id(line: bytes, id: int | str | None, data: str, version: str) -> None:
+def test_invalid_messages_beyond_simdjson_answer_with_the_exact_id(
+    line: bytes, id: int | str | None, data: str, version: str
+) -> None:
     (got,) = decode(line + b"\n", protocol_version=version)
     check_invalid(got, INVALID_REQUEST, id, version)
     assert data in got.error["data"]
@@ -561,7 +574,9 @@ def test_the_decoder_agrees_with_loads_on_the_json_test_suite(shared: Path) -> N
 # Every JSON value, including what simdjson cannot represent (sent as ensure_ascii JSON).
 wide_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
 wide_values = st.recursive(
-    wide_scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=20
+    wide_scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=20,
 )
 
 
@@ -680,7 +695,18 @@ def test_envelope_rules_match_the_reference(obj: Any, version: str) -> None:
 
 def test_method_names_repeated_and_alternating_across_feeds() -> None:
     # The decoder reuses the last method's str: each message must still get its own name.
-    methods = ["tools/call", "tools/call", "tools/list", "tools", "tools/call", "", "tools/callx", "é/ü", "é/ü", "tools/call"]
+    methods = [
+        "tools/call",
+        "tools/call",
+        "tools/list",
+        "tools",
+        "tools/call",
+        "",
+        "tools/callx",
+        "é/ü",
+        "é/ü",
+        "tools/call",
+    ]
     d = Decoder()
     out = []
     for i, m in enumerate(methods):

@@ -19,7 +19,11 @@ from mcp_native.protocol import SCHEMA_VERSIONS
 VERSIONS = tuple(v.value for v in SCHEMA_VERSIONS)  # the versions with a schema to check against
 # The error response definition was renamed after 2025-06-18.
 ERROR_DEF = {"2025-06-18": "JSONRPCError", "2025-11-25": "JSONRPCErrorResponse", "2026-07-28": "JSONRPCErrorResponse"}
-RESPONSE_DEF = {"2025-06-18": "JSONRPCResponse", "2025-11-25": "JSONRPCResultResponse", "2026-07-28": "JSONRPCResultResponse"}
+RESPONSE_DEF = {
+    "2025-06-18": "JSONRPCResponse",
+    "2025-11-25": "JSONRPCResultResponse",
+    "2026-07-28": "JSONRPCResultResponse",
+}
 
 
 @cache
@@ -49,7 +53,7 @@ def result_for(version: str) -> dict[str, Any]:
     return {**base, "resultType": "complete"} if version == "2026-07-28" else base
 
 
-ENCODED_IDS = [0, -1, 2**53, 2**63 - 1, 2**70, "", "req-1", "é\n\"\\"]
+ENCODED_IDS = [0, -1, 2**53, 2**63 - 1, 2**70, "", "req-1", 'é\n"\\']
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -58,10 +62,18 @@ def test_encoded_lines_conform(shared: Path, version: str, id: int | str) -> Non
     params = {"name": "add", "arguments": {"a": 1, "b": [1.5, None, "x\u2028"]}, "_meta": {"progressToken": 5}}
     assert errors(shared, version, "JSONRPCRequest", jsonrpc.encode_request(id, "tools/call", params)) == []
     assert errors(shared, version, "JSONRPCRequest", jsonrpc.encode_request(id, "ping")) == []
-    assert errors(shared, version, "JSONRPCNotification", jsonrpc.encode_notification("notifications/initialized")) == []
+    assert (
+        errors(shared, version, "JSONRPCNotification", jsonrpc.encode_notification("notifications/initialized")) == []
+    )
     assert errors(shared, version, "JSONRPCNotification", jsonrpc.encode_notification("n", {"a": {}})) == []
     assert errors(shared, version, RESPONSE_DEF[version], jsonrpc.encode_response(id, result_for(version))) == []
-    for code in (jsonrpc.PARSE_ERROR, jsonrpc.INVALID_REQUEST, jsonrpc.METHOD_NOT_FOUND, jsonrpc.INVALID_PARAMS, jsonrpc.INTERNAL_ERROR):
+    for code in (
+        jsonrpc.PARSE_ERROR,
+        jsonrpc.INVALID_REQUEST,
+        jsonrpc.METHOD_NOT_FOUND,
+        jsonrpc.INVALID_PARAMS,
+        jsonrpc.INTERNAL_ERROR,
+    ):
         line = jsonrpc.encode_error(id, code, "went wrong", data={"detail": [1, 2]})
         assert errors(shared, version, ERROR_DEF[version], line) == []
 
@@ -73,7 +85,11 @@ def test_the_schema_check_can_fail(shared: Path, version: str) -> None:
 
 
 def invalid_items(version: str) -> list[Invalid]:
-    lines = PARSE_ERRORS + [line for line, _ in INVALID_REQUESTS] + [b'{"jsonrpc":"2.0","method":"m","x":"' + b"a" * 200 + b'"}']
+    lines = (
+        PARSE_ERRORS
+        + [line for line, _ in INVALID_REQUESTS]
+        + [b'{"jsonrpc":"2.0","method":"m","x":"' + b"a" * 200 + b'"}']
+    )
     d = Decoder(max_message_bytes=200, protocol_version=version)
     items = d.feed(b"\n".join(lines) + b"\n") + d.close()
     assert len(items) == len(lines) and all(isinstance(i, Invalid) for i in items)
@@ -124,7 +140,10 @@ def test_error_responses_to_an_unknown_id_per_version(shared: Path, version: str
     assert isinstance(item, Invalid)
     assert (b'"id":null' in item.response) == (version == "2025-06-18")
     # A known id is written whatever the version.
-    assert errors(shared, version, ERROR_DEF[version], jsonrpc.encode_error(3, -32601, "m", protocol_version=version)) == []
+    assert (
+        errors(shared, version, ERROR_DEF[version], jsonrpc.encode_error(3, -32601, "m", protocol_version=version))
+        == []
+    )
 
 
 def test_encode_error_defaults_to_leaving_an_unknown_id_out() -> None:

@@ -17,9 +17,20 @@ from typing import Any
 
 from mcp_native import SchemaError, Tool, ValidationError, Validator, dumps, jsonrpc, loads, sse
 
-SCHEMA = {"type": "object", "properties": {"rows": {"type": "array", "items": {"type": "object",
-          "properties": {"id": {"type": "integer"}, "s": {"type": "string", "pattern": "^x"}}, "required": ["id"]}}},
-          "required": ["rows"]}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "rows": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"id": {"type": "integer"}, "s": {"type": "string", "pattern": "^x"}},
+                "required": ["id"],
+            },
+        }
+    },
+    "required": ["rows"],
+}
 GOOD = {"rows": [{"id": i, "s": "x" * 40} for i in range(150)]}
 BAD = {"rows": [{"id": i if i % 50 else str(i), "s": "x" * 40} for i in range(150)]}  # three errors
 GOOD_TEXT, BAD_TEXT = dumps(GOOD), dumps(BAD)
@@ -75,12 +86,19 @@ ENTRY_POINTS: dict[str, Callable[[], Any]] = {
     "iter_errors_json": lambda: list(V.iter_errors_json(BAD_TEXT)),
     "is_valid_json bad JSON": lambda: expect(ValueError, V.is_valid_json, BAD_TEXT[:-1]),
     "jsonrpc.Decoder": decode_rpc,
-    "jsonrpc.encode_*": lambda: (jsonrpc.encode_request(1, "m", GOOD), jsonrpc.encode_response(1, GOOD),
-                                 jsonrpc.encode_error(1, -1, "m", GOOD), expect(TypeError, jsonrpc.encode_response, 1, {"a": Opaque()})),
+    "jsonrpc.encode_*": lambda: (
+        jsonrpc.encode_request(1, "m", GOOD),
+        jsonrpc.encode_response(1, GOOD),
+        jsonrpc.encode_error(1, -1, "m", GOOD),
+        expect(TypeError, jsonrpc.encode_response, 1, {"a": Opaque()}),
+    ),
     "sse": lambda: sse.Decoder().feed(sse.encode_event(GOOD_TEXT, id="1") + b"data: x"),
     "Tool": lambda: Tool("t", input_schema=SCHEMA, output_schema=SCHEMA),
     "Tool.result": lambda: (TOOL.result(GOOD), expect(ValidationError, TOOL.result, BAD)),
-    "Tool.encode_response": lambda: (TOOL.encode_response(1, GOOD), expect(ValidationError, TOOL.encode_response, 2, BAD)),
+    "Tool.encode_response": lambda: (
+        TOOL.encode_response(1, GOOD),
+        expect(ValidationError, TOOL.encode_response, 2, BAD),
+    ),
     "Tool.check_result": check_results,
 }
 

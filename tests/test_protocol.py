@@ -21,8 +21,17 @@ def test_versions_compare_by_release_not_as_strings() -> None:
 
 
 def test_the_rules_per_version() -> None:
-    rows = {v.value: (v.error_id_required, v.has_structured_content, v.has_icons, v.argument_errors_are_results,
-                      v.has_tool_execution, v.structured_content_any_json) for v in V}
+    rows = {
+        v.value: (
+            v.error_id_required,
+            v.has_structured_content,
+            v.has_icons,
+            v.argument_errors_are_results,
+            v.has_tool_execution,
+            v.structured_content_any_json,
+        )
+        for v in V
+    }
     assert rows == {
         "2024-11-05": (True, False, False, False, False, False),
         "2025-03-26": (True, False, False, False, False, False),
@@ -34,9 +43,17 @@ def test_the_rules_per_version() -> None:
 
 
 def test_one_home_for_the_error_codes() -> None:
-    for name in ("PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
-                 "URL_ELICITATION_REQUIRED", "HEADER_MISMATCH", "MISSING_REQUIRED_CLIENT_CAPABILITY",
-                 "UNSUPPORTED_PROTOCOL_VERSION"):
+    for name in (
+        "PARSE_ERROR",
+        "INVALID_REQUEST",
+        "METHOD_NOT_FOUND",
+        "INVALID_PARAMS",
+        "INTERNAL_ERROR",
+        "URL_ELICITATION_REQUIRED",
+        "HEADER_MISMATCH",
+        "MISSING_REQUIRED_CLIENT_CAPABILITY",
+        "UNSUPPORTED_PROTOCOL_VERSION",
+    ):
         assert getattr(jsonrpc, name) is getattr(protocol, name)
 
 

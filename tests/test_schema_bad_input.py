@@ -52,14 +52,25 @@ def test_schema_as_text() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"schema": {"$schema": "http://example.com/my-dialect"}}, "unsupported dialect 'http://example.com/my-dialect'"),
+        (
+            {"schema": {"$schema": "http://example.com/my-dialect"}},
+            "unsupported dialect 'http://example.com/my-dialect'",
+        ),
         ({"schema": {}, "dialect": "draft-03"}, "unsupported dialect 'draft-03'"),
         ({"schema": {"$ref": "http://example.com/x"}}, "unresolvable reference 'http://example.com/x'"),
         ({"schema": {"$ref": "#/$defs/missing"}}, "unresolvable reference"),
         ({"schema": {"$ref": "#nowhere"}}, "no such anchor"),
         ({"schema": {"properties": {"a": {"$ref": "other.json"}}}}, "unresolvable reference 'other.json'"),
         ({"schema": {"$ref": "#"}}, "cycle"),
-        ({"schema": {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"}}, "cycle"),
+        (
+            {
+                "schema": {
+                    "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}},
+                    "$ref": "#/$defs/a",
+                }
+            },
+            "cycle",
+        ),
         ({"schema": {"anyOf": [{"type": "string"}, {"$ref": "#"}]}}, "cycle"),
     ],
 )
@@ -71,7 +82,10 @@ def test_schema_errors(kwargs: dict[str, Any], match: str) -> None:
 def test_registry_documents_resolve_without_network() -> None:
     v = Validator({"$ref": "http://example.com/x"}, registry={"http://example.com/x": {"type": "integer"}})
     assert v.is_valid(1) and not v.is_valid("1")
-    v = Validator({"$ref": "http://example.com/x#/$defs/s"}, registry={"http://example.com/x": '{"$defs": {"s": {"type": "string"}}}'})
+    v = Validator(
+        {"$ref": "http://example.com/x#/$defs/s"},
+        registry={"http://example.com/x": '{"$defs": {"s": {"type": "string"}}}'},
+    )
     assert v.is_valid("1") and not v.is_valid_json("1")
 
 
@@ -81,8 +95,12 @@ def test_dialects() -> None:
     assert not Validator(sibling).is_valid("ab")  # 2020-12: siblings apply
     assert Validator(sibling7, dialect="draft-07").is_valid("ab")  # draft-07: siblings ignored
     assert Validator(sibling7, dialect="http://json-schema.org/draft-07/schema#").is_valid("ab")
-    assert Validator({"$schema": "https://json-schema.org/draft/2019-09/schema#", "items": [{"type": "string"}]}).is_valid(["a", 1])
-    assert not Validator({"$schema": "http://json-schema.org/draft-06/schema", "const": 1}, dialect="draft-04").is_valid(2)
+    assert Validator(
+        {"$schema": "https://json-schema.org/draft/2019-09/schema#", "items": [{"type": "string"}]}
+    ).is_valid(["a", 1])
+    assert not Validator(
+        {"$schema": "http://json-schema.org/draft-06/schema", "const": 1}, dialect="draft-04"
+    ).is_valid(2)
     assert Validator({"const": 1}, dialect="draft-04").is_valid(2)  # no const in draft-04
 
 
@@ -100,7 +118,9 @@ def test_schema_bombs() -> None:
     with pytest.raises(SchemaError, match="max_schema_depth"):
         Validator(deep)
     # Exponential anyOf: every level fails both branches only after trying the next level.
-    defs: dict[str, Any] = {f"l{i}": {"anyOf": [{"$ref": f"#/$defs/l{i + 1}"}, {"$ref": f"#/$defs/l{i + 1}"}]} for i in range(60)}
+    defs: dict[str, Any] = {
+        f"l{i}": {"anyOf": [{"$ref": f"#/$defs/l{i + 1}"}, {"$ref": f"#/$defs/l{i + 1}"}]} for i in range(60)
+    }
     defs["l60"] = {"type": "string"}
     bomb = {"$defs": defs, "$ref": "#/$defs/l0"}
     v = Validator(bomb, limits={"max_steps": 100_000})
@@ -156,8 +176,11 @@ def test_cyclic_python_objects() -> None:
     a.append(a)
     d: dict[str, Any] = {}
     d["self"] = d
-    for schema, inst in (({"items": {"$ref": "#"}}, a), ({"uniqueItems": True}, [a, a]),
-                         ({"additionalProperties": {"$ref": "#"}}, d)):
+    for schema, inst in (
+        ({"items": {"$ref": "#"}}, a),
+        ({"uniqueItems": True}, [a, a]),
+        ({"additionalProperties": {"$ref": "#"}}, d),
+    ):
         with pytest.raises(ValidationError, match="max_instance_depth"):
             Validator(schema).is_valid(inst)
     assert Validator({"type": "array"}).is_valid(a)
@@ -199,7 +222,9 @@ def test_numbers() -> None:
     assert not Validator({"enum": [False]}).is_valid(0)
     assert not Validator({"uniqueItems": True}).is_valid([1, 1.0])
     assert Validator({"uniqueItems": True}).is_valid([1, True, {"a": 1}, {"a": True}])
-    assert Validator({"maxLength": 2}).is_valid("\U0001f600\u00e9") and not Validator({"maxLength": 1}).is_valid_json('"\\u00e9x"')
+    assert Validator({"maxLength": 2}).is_valid("\U0001f600\u00e9") and not Validator({"maxLength": 1}).is_valid_json(
+        '"\\u00e9x"'
+    )
 
 
 def test_limits_argument() -> None:
@@ -211,8 +236,14 @@ def test_limits_argument() -> None:
 
 
 def test_one_validator_many_threads() -> None:
-    v = Validator({"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 3}}, "required": ["n"],
-                   "unevaluatedProperties": False})
+    v = Validator(
+        {
+            "type": "object",
+            "properties": {"n": {"type": "integer", "multipleOf": 3}},
+            "required": ["n"],
+            "unevaluatedProperties": False,
+        }
+    )
     cases = [({"n": i}, i % 3 == 0) for i in range(300)] + [({"n": 3, "x": 1}, False)]
     failures: list[Any] = []
 
@@ -220,7 +251,11 @@ def test_one_validator_many_threads() -> None:
         for _ in range(20):
             for inst, ok in cases:
                 text = json.dumps(inst).encode()
-                if v.is_valid(inst) is not ok or v.is_valid_json(text) is not ok or (not list(v.iter_errors_json(text))) is not ok:
+                if (
+                    v.is_valid(inst) is not ok
+                    or v.is_valid_json(text) is not ok
+                    or (not list(v.iter_errors_json(text))) is not ok
+                ):
                     failures.append(inst)
 
     threads = [threading.Thread(target=work) for _ in range(6)]

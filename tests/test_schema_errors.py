@@ -34,8 +34,13 @@ CASES: list[tuple[Any, Any]] = [
     ({"properties": {"a": {"items": {"properties": {"b": {"type": "integer"}}}}}}, {"a": [{"b": 1}, {"b": "x"}]}),
     ({"maxProperties": 1, "exclusiveMinimum": 4, "maxItems": 0}, {"a": 1, "b": 2}),
     ({"exclusiveMaximum": 4, "maximum": 3, "minLength": 1}, 4),
-    ({"$defs": {"t": {"properties": {"next": {"$ref": "#/$defs/t"}, "v": {"type": "integer"}}}}, "$ref": "#/$defs/t"},
-     {"next": {"next": {"v": "deep"}}, "v": 1}),
+    (
+        {
+            "$defs": {"t": {"properties": {"next": {"$ref": "#/$defs/t"}, "v": {"type": "integer"}}}},
+            "$ref": "#/$defs/t",
+        },
+        {"next": {"next": {"v": "deep"}}, "v": 1},
+    ),
 ]
 
 
@@ -87,7 +92,12 @@ def test_message_and_attributes() -> None:
 def test_false_schema_errors_name_the_value() -> None:
     # python-jsonschema drops the property from the path here; we keep it.
     (e,) = Validator({"properties": {"a": False}}).iter_errors({"a": 1})
-    assert (e.instance_path, e.schema_path, e.keyword, e.message) == (("a",), ("properties", "a"), "false", "False schema does not allow 1")
+    assert (e.instance_path, e.schema_path, e.keyword, e.message) == (
+        ("a",),
+        ("properties", "a"),
+        "false",
+        "False schema does not allow 1",
+    )
     (e,) = Validator(False).iter_errors_json("null")
     assert e.message == "False schema does not allow None" and e.instance is None
 

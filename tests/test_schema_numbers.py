@@ -16,7 +16,8 @@ from mcp_native import Tool, Validator
 HUGE = 2**400
 
 big_ints = st.integers(min_value=-HUGE, max_value=HUGE) | st.sampled_from(
-    [2**64, 2**64 + 1, 2**127 - 1, 2**127, 2**127 + 1, 2**128, 2**200, 2**200 + 1, -(2**200), 3**150, 10**50, 0])
+    [2**64, 2**64 + 1, 2**127 - 1, 2**127, 2**127 + 1, 2**128, 2**200, 2**200 + 1, -(2**200), 3**150, 10**50, 0]
+)
 # Floats that are exact integers beyond 2^53, so int/float comparisons are decided by exactness.
 big_floats = st.sampled_from([2.0**64, 2.0**100, 2.0**127, 2.0**128, 2.0**200, -(2.0**200), 1e300, 0.5, -0.0])
 numbers = big_ints | big_floats | st.builds(float, big_ints.filter(lambda n: abs(n) < 2**1000))
@@ -27,8 +28,11 @@ def schemas() -> st.SearchStrategy[dict[str, Any]]:
     return st.one_of(
         st.builds(lambda c: {"const": c}, int_or_float),
         st.builds(lambda c: {"enum": c}, st.lists(int_or_float, min_size=1, max_size=20)),
-        st.builds(lambda k, c: {k: c}, st.sampled_from(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]),
-                  int_or_float),
+        st.builds(
+            lambda k, c: {k: c},
+            st.sampled_from(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]),
+            int_or_float,
+        ),
         st.builds(lambda m: {"multipleOf": m}, big_ints.filter(lambda n: n > 0)),
         st.just({"uniqueItems": True}),
     )
@@ -39,7 +43,9 @@ def schemas() -> st.SearchStrategy[dict[str, Any]]:
 def test_big_numbers_match_python_jsonschema(schema: dict[str, Any], x: Any, items: list[Any]) -> None:
     instance = [*items, x] if "uniqueItems" in schema else x
     # python-jsonschema computes float % int in floats, rounding a divisor beyond 2^53: not a reference there.
-    assume(not (isinstance(x, float) and "multipleOf" in schema and float(schema["multipleOf"]) != schema["multipleOf"]))
+    assume(
+        not (isinstance(x, float) and "multipleOf" in schema and float(schema["multipleOf"]) != schema["multipleOf"])
+    )
     want = jsonschema.Draft202012Validator(schema).is_valid(instance)
     v = Validator(schema)
     assert v.is_valid(instance) == want
@@ -86,8 +92,21 @@ edge_ints = st.sampled_from(EDGE_INTS) | st.integers(-5, 5) | st.integers(-(2**6
 @st.composite
 def bounded_leaves(draw: st.DrawFn) -> dict[str, Any]:
     schema: dict[str, Any] = {}
-    t = draw(st.sampled_from([None, "integer", "number", "string", "boolean", "null", ["integer", "string"], ["number", "null"],
-                              ["boolean", "integer"]]))
+    t = draw(
+        st.sampled_from(
+            [
+                None,
+                "integer",
+                "number",
+                "string",
+                "boolean",
+                "null",
+                ["integer", "string"],
+                ["number", "null"],
+                ["boolean", "integer"],
+            ]
+        )
+    )
     if t is not None:
         schema["type"] = t
     for k in draw(st.sets(st.sampled_from(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]), max_size=2)):
@@ -101,8 +120,11 @@ class Text(str):
     pass
 
 
-leaf_values: st.SearchStrategy[Any] = (edge_ints | st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0**63, -1.5, True, False, None, Level.LOW, [], {}, Text("ab")])
-               | st.text("a😀é\n", max_size=5))
+leaf_values: st.SearchStrategy[Any] = (
+    edge_ints
+    | st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0**63, -1.5, True, False, None, Level.LOW, [], {}, Text("ab")])
+    | st.text("a😀é\n", max_size=5)
+)
 
 
 @settings(max_examples=1500, deadline=None)
@@ -117,7 +139,11 @@ def test_bounded_leaves_match_python_jsonschema(schema: dict[str, Any], x: Any) 
     # Under the output schema of a tool: validated while written.
     # Under the output schema of a tool, as a member and as list items (written after a comma):
     # validated while written, with the bytes of an unchecked write when valid.
-    tool = Tool("t", output_schema={"type": "object", "properties": {"x": schema, "xs": {"items": schema}}}, on_invalid="error_result")
+    tool = Tool(
+        "t",
+        output_schema={"type": "object", "properties": {"x": schema, "xs": {"items": schema}}},
+        on_invalid="error_result",
+    )
     for payload in ({"x": x}, {"xs": [x, x]}):
         line = tool.encode_response(1, payload)
         assert (b'"isError":true' not in line) == want

@@ -353,9 +353,34 @@ def reference_parse(stream: bytes) -> list[Event]:
 
 
 TOKENS = [
-    b"data", b"event", b"id", b"retry", b"Data", b"foo", b":", b": ", b" ", b"  ", b"\r", b"\n", b"\r\n",
-    b"\n\n", b"x", b"12", b"0", b"-1", b"\x00", b"\xef\xbb\xbf", b"\xc3\xa9", b"\xe2\x82", b"\xac", b"\xff",
-    b"\xed\xa0\x80", b"\t", b"message", b"{\"a\":1}",
+    b"data",
+    b"event",
+    b"id",
+    b"retry",
+    b"Data",
+    b"foo",
+    b":",
+    b": ",
+    b" ",
+    b"  ",
+    b"\r",
+    b"\n",
+    b"\r\n",
+    b"\n\n",
+    b"x",
+    b"12",
+    b"0",
+    b"-1",
+    b"\x00",
+    b"\xef\xbb\xbf",
+    b"\xc3\xa9",
+    b"\xe2\x82",
+    b"\xac",
+    b"\xff",
+    b"\xed\xa0\x80",
+    b"\t",
+    b"message",
+    b'{"a":1}',
 ]
 
 

@@ -16,8 +16,14 @@ SCHEMA = {
         "tag": {"anyOf": [{"type": "string", "pattern": "^[a-z]+$"}, {"type": "null"}]},
     },
     "required": ["rows"],
-    "$defs": {"row": {"type": "object", "properties": {"id": {"type": "integer", "minimum": 0}, "name": {"type": "string"}},
-                      "required": ["id"], "additionalProperties": False}},
+    "$defs": {
+        "row": {
+            "type": "object",
+            "properties": {"id": {"type": "integer", "minimum": 0}, "name": {"type": "string"}},
+            "required": ["id"],
+            "additionalProperties": False,
+        }
+    },
 }
 
 
@@ -36,8 +42,14 @@ def run(v: Validator, tool: Tool, cases: list[tuple[int, dict[str, Any]]]) -> li
     sdec = sse.Decoder()
     for i, inst in cases:
         text = dumps(inst)
-        out.append((v.is_valid(inst), v.is_valid_json(text), [e.instance_path for e in v.iter_errors_json(text)],
-                     [e.keyword for e in v.iter_errors(inst)]))
+        out.append(
+            (
+                v.is_valid(inst),
+                v.is_valid_json(text),
+                [e.instance_path for e in v.iter_errors_json(text)],
+                [e.keyword for e in v.iter_errors(inst)],
+            )
+        )
         try:
             out.append(tool.encode_response(i, inst))
         except ValidationError as e:
@@ -65,7 +77,7 @@ def test_shared_validator_and_tool_in_eight_threads() -> None:
             start.wait()
             for _ in range(2):
                 results[k] = run(v, tool, cases[k:] + cases[:k])
-                assert results[k] == expected[4 * k:] + expected[:4 * k]
+                assert results[k] == expected[4 * k :] + expected[: 4 * k]
         except BaseException as e:  # reported below, with its thread
             errors.append(e)
 

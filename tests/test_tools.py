@@ -40,8 +40,13 @@ WEATHER = {"temperature": 22.5, "conditions": "Partly cloudy", "humidity": 65}
 
 def weather(version: str, **kw: Any) -> Tool:
     return Tool(
-        "get_weather_data", title="Weather Data Retriever", description="Get current weather data for a location",
-        input_schema=WEATHER_INPUT, output_schema=WEATHER_OUTPUT, protocol_version=version, **kw,
+        "get_weather_data",
+        title="Weather Data Retriever",
+        description="Get current weather data for a location",
+        input_schema=WEATHER_INPUT,
+        output_schema=WEATHER_OUTPUT,
+        protocol_version=version,
+        **kw,
     )
 
 
@@ -65,16 +70,22 @@ def assert_result_conforms(shared: Path, version: str, result: Any, request_id: 
 def test_definition_conforms(shared: Path, version: str) -> None:
     t = weather(version, annotations={"readOnlyHint": True, "title": "Weather"}, meta={"x": 1})
     assert t.definition == {
-        "name": "get_weather_data", "title": "Weather Data Retriever",
-        "description": "Get current weather data for a location", "inputSchema": WEATHER_INPUT,
-        "outputSchema": WEATHER_OUTPUT, "annotations": {"readOnlyHint": True, "title": "Weather"}, "_meta": {"x": 1},
+        "name": "get_weather_data",
+        "title": "Weather Data Retriever",
+        "description": "Get current weather data for a location",
+        "inputSchema": WEATHER_INPUT,
+        "outputSchema": WEATHER_OUTPUT,
+        "annotations": {"readOnlyHint": True, "title": "Weather"},
+        "_meta": {"x": 1},
     }
     assert_conforms(shared, version, "Tool", t.definition)
     bare = Tool("ping", protocol_version=version).definition
     assert bare == {"name": "ping", "inputSchema": {"type": "object", "additionalProperties": False}}
     assert_conforms(shared, version, "Tool", bare)
     if version >= "2025-11-25":
-        with_icons = Tool("p", icons=[{"src": "https://example.com/i.png", "sizes": ["48x48"]}], protocol_version=version)
+        with_icons = Tool(
+            "p", icons=[{"src": "https://example.com/i.png", "sizes": ["48x48"]}], protocol_version=version
+        )
         assert_conforms(shared, version, "Tool", with_icons.definition)
 
 
@@ -108,7 +119,11 @@ def test_output_schema_any_in_2026(shared: Path) -> None:
     t = Tool("nums", output_schema={"type": "array", "items": {"type": "number"}})
     assert_conforms(shared, "2026-07-28", "Tool", t.definition)
     r = t.result([1, 2.5])
-    assert r == {"structuredContent": [1, 2.5], "content": [{"type": "text", "text": "[1,2.5]"}], "resultType": "complete"}
+    assert r == {
+        "structuredContent": [1, 2.5],
+        "content": [{"type": "text", "text": "[1,2.5]"}],
+        "resultType": "complete",
+    }
     assert_result_conforms(shared, "2026-07-28", r)
     for s in ("hello", None, 3, True):
         anything = Tool("any", output_schema={})
@@ -130,9 +145,21 @@ def test_output_schema_any_in_2026(shared: Path) -> None:
         (ValueError, "input_schema", {"input_schema": {"properties": {}}}),
         (TypeError, "output_schema", {"output_schema": True}),
         (TypeError, "output_schema", {"output_schema": ["type", "object"]}),
-        (TypeError, "input_schema.properties.a", {"input_schema": {"type": "object", "properties": {"a": True}}, "protocol_version": "2025-11-25"}),
-        (TypeError, "input_schema.properties", {"input_schema": {"type": "object", "properties": []}, "protocol_version": "2025-06-18"}),
-        (TypeError, "input_schema.required", {"input_schema": {"type": "object", "required": "a"}, "protocol_version": "2025-06-18"}),
+        (
+            TypeError,
+            "input_schema.properties.a",
+            {"input_schema": {"type": "object", "properties": {"a": True}}, "protocol_version": "2025-11-25"},
+        ),
+        (
+            TypeError,
+            "input_schema.properties",
+            {"input_schema": {"type": "object", "properties": []}, "protocol_version": "2025-06-18"},
+        ),
+        (
+            TypeError,
+            "input_schema.required",
+            {"input_schema": {"type": "object", "required": "a"}, "protocol_version": "2025-06-18"},
+        ),
         (TypeError, "$schema", {"input_schema": {"type": "object", "$schema": 7}}),
         (TypeError, "title", {"title": 1}),
         (TypeError, "description", {"description": b"x"}),
@@ -143,7 +170,11 @@ def test_output_schema_any_in_2026(shared: Path) -> None:
         (ValueError, "icons", {"icons": [], "protocol_version": "2025-06-18"}),
         (ValueError, "icons[0].src", {"icons": [{"src": "nope"}]}),
         (TypeError, "meta", {"meta": [1]}),
-        (mcp_native.SchemaError, "input_schema", {"input_schema": {"type": "object", "properties": {"a": {"type": "nonsense"}}}}),
+        (
+            mcp_native.SchemaError,
+            "input_schema",
+            {"input_schema": {"type": "object", "properties": {"a": {"type": "nonsense"}}}},
+        ),
         (mcp_native.SchemaError, "output_schema", {"output_schema": {"type": "object", "minProperties": -1}}),
     ],
 )
@@ -165,7 +196,9 @@ def test_check_arguments(shared: Path, version: str) -> None:
     assert bad is not None
     if version == "2025-06-18":
         assert bad["error"]["code"] == -32602
-        assert bad["error"]["data"]["errors"] == [{"path": "/location", "message": bad["error"]["data"]["errors"][0]["message"]}]
+        assert bad["error"]["data"]["errors"] == [
+            {"path": "/location", "message": bad["error"]["data"]["errors"][0]["message"]}
+        ]
         assert "string" in bad["error"]["data"]["errors"][0]["message"]
         assert_conforms(shared, version, error_def(version), {"jsonrpc": "2.0", "id": 1, **bad})
     else:
@@ -190,7 +223,15 @@ def test_check_arguments(shared: Path, version: str) -> None:
 
 
 def test_check_arguments_lists_every_error() -> None:
-    t = Tool("t", input_schema={"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["c"]}, protocol_version="2025-11-25")
+    t = Tool(
+        "t",
+        input_schema={
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
+            "required": ["c"],
+        },
+        protocol_version="2025-11-25",
+    )
     bad = t.check_arguments({"a": "1", "b": 2})
     assert bad is not None
     text = bad["result"]["content"][0]["text"]
@@ -297,7 +338,7 @@ def test_encode_response(shared: Path, version: str) -> None:
     assert line == wrapped(42, t.result(WEATHER))
     assert line.endswith(b"}\n") and line.count(b"\n") == 1
     assert_conforms(shared, version, response_def(version), json.loads(line))
-    meta = {"trace": "a\"b"}
+    meta = {"trace": 'a"b'}
     for content in ([c.text("own")], [c.image(b"\x01", "image/png"), c.text("t")], [c.audio(b"\x02", "audio/wav")], []):
         line = t.encode_response("req-1", WEATHER, content=content, meta=meta)
         assert line == wrapped("req-1", t.result(WEATHER, content, meta=meta))
@@ -326,10 +367,21 @@ def test_encode_response_rejects_what_json_cannot_hold() -> None:
 # The output schema is applied while the payload is written; whatever stops that walk (an
 # invalid value, a value JSON cannot hold, a limit) must end exactly as validating first would.
 RECORDS_SCHEMA = {
-    "$defs": {"Rec": {"type": "object", "properties": {"id": {"type": "integer", "minimum": 0}, "tags": {"type": "array", "items": {"type": "string"}},
-                                                          "parent": {"anyOf": [{"$ref": "#/$defs/Rec"}, {"type": "null"}]}},
-                      "required": ["id"], "additionalProperties": False}},
-    "type": "object", "properties": {"recs": {"type": "array", "items": {"$ref": "#/$defs/Rec"}}}, "required": ["recs"],
+    "$defs": {
+        "Rec": {
+            "type": "object",
+            "properties": {
+                "id": {"type": "integer", "minimum": 0},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "parent": {"anyOf": [{"$ref": "#/$defs/Rec"}, {"type": "null"}]},
+            },
+            "required": ["id"],
+            "additionalProperties": False,
+        }
+    },
+    "type": "object",
+    "properties": {"recs": {"type": "array", "items": {"$ref": "#/$defs/Rec"}}},
+    "required": ["recs"],
 }
 
 
@@ -404,14 +456,19 @@ def outcome(fn: Callable[[], object]) -> object:
 
 
 records: st.SearchStrategy[dict[str, Any]] = st.deferred(
-    lambda: st.fixed_dictionaries({"id": st.sampled_from([0, 1, -1, 2.0, "x"])},
-                                  optional={"tags": st.lists(st.sampled_from(["a", 1])), "parent": st.none() | records})
+    lambda: st.fixed_dictionaries(
+        {"id": st.sampled_from([0, 1, -1, 2.0, "x"])},
+        optional={"tags": st.lists(st.sampled_from(["a", 1])), "parent": st.none() | records},
+    )
 )
 
 
 @settings(max_examples=300, deadline=None)
-@given(payload=st.fixed_dictionaries({"recs": st.lists(records, max_size=4)}), max_steps=st.integers(1, 12),
-       max_depth=st.integers(1, 6))
+@given(
+    payload=st.fixed_dictionaries({"recs": st.lists(records, max_size=4)}),
+    max_steps=st.integers(1, 12),
+    max_depth=st.integers(1, 6),
+)
 def test_encode_response_meets_limits_as_is_valid_does(payload: dict[str, Any], max_steps: int, max_depth: int) -> None:
     v = Validator(RECORDS_SCHEMA, limits={"max_steps": max_steps, "max_instance_depth": max_depth})
     expected = outcome(lambda: v.is_valid(payload))
@@ -421,7 +478,10 @@ def test_encode_response_meets_limits_as_is_valid_does(payload: dict[str, Any], 
 
 @pytest.mark.parametrize("cell", [float("nan"), float("inf"), -float("inf")])
 def test_encode_response_table_cells_json_cannot_hold(cell: float) -> None:
-    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {"type": "array", "items": {"type": ["number", "null"]}}}}}
+    schema = {
+        "type": "object",
+        "properties": {"rows": {"type": "array", "items": {"type": "array", "items": {"type": ["number", "null"]}}}},
+    }
     t = Tool("t", output_schema=schema)
     with pytest.raises(ValueError, match="instance is not JSON"):
         t.encode_response(1, {"rows": [[1.5, None], [2.5, cell]]})
@@ -431,7 +491,9 @@ def test_encode_response_table_cells_json_cannot_hold(cell: float) -> None:
         t.result(payload)
     with pytest.raises(type(by_result.value), match=str(by_result.value)):
         t.encode_response(1, payload)
-    assert t.encode_response(1, {"rows": [[1.5, None, 2, 0.1]]}) == Tool("t").encode_response(1, {"rows": [[1.5, None, 2, 0.1]]})
+    assert t.encode_response(1, {"rows": [[1.5, None, 2, 0.1]]}) == Tool("t").encode_response(
+        1, {"rows": [[1.5, None, 2, 0.1]]}
+    )
 
 
 class Verdict(_core.ResponseWriter):
@@ -452,7 +514,8 @@ def test_response_writer_bad_setup() -> None:
     with pytest.raises(AttributeError, match="_encode_invalid"):
         _core.ResponseWriter(Validator({"type": "object", "required": ["x"]}), 0).encode_response(1, {})
     assert _core.ResponseWriter(Validator({"type": "object"}), 0).encode_response("a", {}) == (
-        b'{"jsonrpc":"2.0","id":"a","result":{"structuredContent":{},"content":[{"type":"text","text":"{}"}]}}\n')
+        b'{"jsonrpc":"2.0","id":"a","result":{"structuredContent":{},"content":[{"type":"text","text":"{}"}]}}\n'
+    )
 
 
 def test_cycles_through_tools_and_validators_are_collected() -> None:
@@ -492,16 +555,28 @@ json_values = st.recursive(
 )
 json_objects = st.dictionaries(st.text(max_size=8), json_values, max_size=5)
 blocks = st.lists(
-    st.sampled_from([c.text("t"), c.image(b"\x00\x01", "image/png"), c.resource_link("file:///a", "a"),
-                     c.embedded_resource("file:///b", text="b\n\"")]),
+    st.sampled_from(
+        [
+            c.text("t"),
+            c.image(b"\x00\x01", "image/png"),
+            c.resource_link("file:///a", "a"),
+            c.embedded_resource("file:///b", text='b\n"'),
+        ]
+    ),
     max_size=3,
 )
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
-@given(request_id=st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.text(), structured=json_values,
-       content=st.none() | blocks, meta=st.none() | json_objects)
-def test_encode_response_equals_wrapped_result(request_id: int | str, structured: Any, content: list[dict[str, Any]] | None, meta: dict[str, Any] | None) -> None:
+@given(
+    request_id=st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.text(),
+    structured=json_values,
+    content=st.none() | blocks,
+    meta=st.none() | json_objects,
+)
+def test_encode_response_equals_wrapped_result(
+    request_id: int | str, structured: Any, content: list[dict[str, Any]] | None, meta: dict[str, Any] | None
+) -> None:
     # Any JSON value for 2026-07-28; the empty schema accepts it, so the native validation runs too.
     t = Tool("t", output_schema={})
     line = t.encode_response(request_id, structured, content=content, meta=meta)
@@ -582,12 +657,19 @@ def test_from_definition_round_trip(version: str) -> None:
     with pytest.raises(TypeError, match="definition"):
         Tool.from_definition([("name", "x")], protocol_version=version)  # type: ignore[arg-type]  # on purpose
     with pytest.raises(ValueError, match="output_schema"):
-        Tool.from_definition({"name": "x", "inputSchema": {"type": "object"}, "outputSchema": {"type": "string"}}, protocol_version="2025-06-18")
+        Tool.from_definition(
+            {"name": "x", "inputSchema": {"type": "object"}, "outputSchema": {"type": "string"}},
+            protocol_version="2025-06-18",
+        )
 
 
 @settings(max_examples=200)
-@given(structured=st.dictionaries(st.sampled_from(["temperature", "conditions", "humidity", "x"]), json_values, max_size=4),
-       is_error=st.booleans())
+@given(
+    structured=st.dictionaries(
+        st.sampled_from(["temperature", "conditions", "humidity", "x"]), json_values, max_size=4
+    ),
+    is_error=st.booleans(),
+)
 def test_check_result_agrees_with_reference(structured: dict[str, Any], is_error: bool) -> None:
     """Client check of a result: dict and raw-bytes paths agree with python-jsonschema on the
     structured content (error results are never held to the output schema)."""
@@ -628,7 +710,12 @@ BLOCK_FIELDS: dict[str, list[Any]] = {
     ],
     "annotations": [ROLE_OK, {"priority": 2}, {"audience": ["robot"]}, {"lastModified": 1}, []],
     "_meta": [{}, {"k": [1]}, []],
-    "icons": [[{"src": "https://x/i.png", "sizes": ["48x48"], "theme": "dark"}], [{}], [{"src": "x", "theme": "blue"}], 5],
+    "icons": [
+        [{"src": "https://x/i.png", "sizes": ["48x48"], "theme": "dark"}],
+        [{}],
+        [{"src": "x", "theme": "blue"}],
+        5,
+    ],
 }
 RESULT_FIELDS: dict[str, list[Any]] = {
     "isError": [True, False, "yes"],

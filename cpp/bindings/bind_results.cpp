@@ -132,10 +132,13 @@ class CheckedDumper : Dumper {
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) {
       PyObject* item = PyList_GET_ITEM(o, i);
       int64_t kid = -1;
-      if (prefix != nullptr && (size_t)i < prefix->kids.size()) kid = prefix->kids[(size_t)i];
-      else if (rest != nullptr && (uint64_t)i >= rest->count) kid = rest->kids[0];
+      if (prefix != nullptr && (size_t)i < prefix->kids.size())
+        kid = prefix->kids[(size_t)i];
+      else if (rest != nullptr && (uint64_t)i >= rest->count)
+        kid = rest->kids[0];
       const bool comma = i != 0;
-      if (kid < 0 ? !list_item(item, comma) : !child(item, (uint32_t)kid, comma, [&] { return list_item(item, comma); }))
+      if (kid < 0 ? !list_item(item, comma)
+                  : !child(item, (uint32_t)kid, comma, [&] { return list_item(item, comma); }))
         return false;
     }
     w_.put(']');
@@ -205,8 +208,8 @@ int has_text_block(PyObject* content) {
   return 0;
 }
 
-bool write_response(JsonWriter& w, PyObject* id, PyObject* structured, const CompiledSchema* schema,
-                    PyObject* content, PyObject* meta, bool complete) {
+bool write_response(JsonWriter& w, PyObject* id, PyObject* structured, const CompiledSchema* schema, PyObject* content,
+                    PyObject* meta, bool complete) {
   // (Fixed parts go in as few appends as the layout allows: around a small payload they are
   // much of the work.)
   static constexpr std::string_view head = R"({"jsonrpc":"2.0","id":)", result = R"(,"result":{"structuredContent":)";
@@ -287,8 +290,7 @@ enum Flags : long { kComplete = 1, kObjectOnly = 2 };
 // to the tool, so that a call costs what a call of a built-in method costs: through a
 // functools.partial it took ~14 ns more, a tenth of the time of a small result.
 struct ResponseWriter {
-  PyObject_HEAD
-  PyObject* check;  // the Validator of the output schema, None, or null before __init__
+  PyObject_HEAD PyObject* check;  // the Validator of the output schema, None, or null before __init__
   long flags;
 };
 
@@ -298,7 +300,8 @@ int writer_init(PyObject* self, PyObject* args, PyObject* kwargs) {
   static const char* names[] = {"check", "flags", nullptr};
   PyObject* check;
   long flags;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Ol:ResponseWriter", const_cast<char**>(names), &check, &flags)) return -1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Ol:ResponseWriter", const_cast<char**>(names), &check, &flags))
+    return -1;
   if (check != Py_None && compiled_schema(check).program == nullptr) {
     PyErr_Format(PyExc_TypeError, "check: expected a Validator or None, got %s", Py_TYPE(check)->tp_name);
     return -1;
@@ -337,7 +340,8 @@ void writer_dealloc(PyObject* self) {
 PyObject* encode_response(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   PyObject* a[4] = {nullptr, nullptr, Py_None, Py_None};
   if (nargs < 2 || nargs > 4) {
-    PyErr_Format(PyExc_TypeError, "encode_response() takes 2 positional arguments (request_id, structured) and content, meta");
+    PyErr_Format(PyExc_TypeError,
+                 "encode_response() takes 2 positional arguments (request_id, structured) and content, meta");
     return nullptr;
   }
   for (Py_ssize_t i = 0; i < nargs; ++i) a[i] = args[i];
@@ -379,13 +383,15 @@ PyObject* encode_response(PyObject* self, PyObject* const* args, Py_ssize_t narg
   }
   const bool complete = writer->flags & kComplete;
   if (check == Py_None) {
-    return write_bytes([&](JsonWriter& w) { return write_response(w, id, structured, nullptr, content, meta, complete); });
+    return write_bytes(
+        [&](JsonWriter& w) { return write_response(w, id, structured, nullptr, content, meta, complete); });
   }
   const CompiledSchema schema = compiled_schema(check);  // (an initialized Validator: __init__ checked)
   // One walk that validates while writing; when it stops, the two-walk way reports: the
   // verdict of is_valid (or its exception), then the answer for an invalid payload
   // (self._encode_invalid), or the writer's error.
-  if (PyObject* line = write_bytes([&](JsonWriter& w) { return write_response(w, id, structured, &schema, content, meta, complete); }))
+  if (PyObject* line = write_bytes(
+          [&](JsonWriter& w) { return write_response(w, id, structured, &schema, content, meta, complete); }))
     return line;
   PyErr_Clear();
   PyObject* ok = PyObject_CallMethodOneArg(check, g_is_valid, structured);
@@ -397,12 +403,12 @@ PyObject* encode_response(PyObject* self, PyObject* const* args, Py_ssize_t narg
     PyObject* call[5] = {self, id, structured, a[2], a[3]};
     return PyObject_VectorcallMethod(g_encode_invalid, call, 5, nullptr);
   }
-  return write_bytes([&](JsonWriter& w) { return write_response(w, id, structured, nullptr, content, meta, complete); });
+  return write_bytes(
+      [&](JsonWriter& w) { return write_response(w, id, structured, nullptr, content, meta, complete); });
 }
 
 PyMethodDef writer_methods[] = {
-    {"encode_response",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(encode_response)),
+    {"encode_response", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(encode_response)),
      METH_FASTCALL | METH_KEYWORDS,
      "encode_response($self, request_id, structured, content=None, meta=None)\n"
      "--\n\n"
@@ -426,8 +432,11 @@ PyType_Slot writer_slots[] = {
 };
 
 PyType_Spec writer_spec = {
-    "mcp_native._core.ResponseWriter", sizeof(ResponseWriter), 0,
-    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, writer_slots,
+    "mcp_native._core.ResponseWriter",
+    sizeof(ResponseWriter),
+    0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    writer_slots,
 };
 
 }  // namespace
@@ -437,7 +446,8 @@ void bind_results(pybind11::module_& m) {
   g_is_valid = PyUnicode_InternFromString("is_valid");
   g_encode_invalid = PyUnicode_InternFromString("_encode_invalid");
   PyObject* writer = PyType_FromSpec(&writer_spec);
-  const bool ok = g_type_key && g_is_valid && g_encode_invalid && writer && PyModule_AddObjectRef(m.ptr(), "ResponseWriter", writer) == 0;
+  const bool ok = g_type_key && g_is_valid && g_encode_invalid && writer &&
+                  PyModule_AddObjectRef(m.ptr(), "ResponseWriter", writer) == 0;
   Py_XDECREF(writer);
   if (!ok) throw pybind11::error_already_set();
 }

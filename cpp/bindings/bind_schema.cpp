@@ -21,15 +21,16 @@ py::object errors_module() { return py::module_::import("mcp_native.errors"); }
 py::tuple path_tuple(const std::vector<PathTok>& path) {
   py::tuple t(path.size());
   for (size_t i = 0; i < path.size(); ++i) {
-    if (path[i].index >= 0) t[i] = py::int_(path[i].index);
-    else t[i] = py::str(path[i].key);
+    if (path[i].index >= 0)
+      t[i] = py::int_(path[i].index);
+    else
+      t[i] = py::str(path[i].key);
   }
   return t;
 }
 
 [[noreturn]] void raise_schema_error(const SchemaError& e) {
-  PyErr_SetObject(errors_module().attr("SchemaError").ptr(),
-                  py::make_tuple(e.what(), path_tuple(e.path)).ptr());
+  PyErr_SetObject(errors_module().attr("SchemaError").ptr(), py::make_tuple(e.what(), path_tuple(e.path)).ptr());
   throw py::error_already_set();
 }
 
@@ -186,7 +187,8 @@ class Source {
       text_ = {(const char*)view_.buf, (size_t)view_.len};
     } else {
       PyErr_Clear();
-      throw py::type_error(std::string("expected bytes, bytearray, memoryview or str, not ") + Py_TYPE(data.ptr())->tp_name);
+      throw py::type_error(std::string("expected bytes, bytearray, memoryview or str, not ") +
+                           Py_TYPE(data.ptr())->tp_name);
     }
   }
   ~Source() {
@@ -219,11 +221,12 @@ class NoGil {
 
 class SchemaValidator {
  public:
-  SchemaValidator(py::handle schema, std::optional<py::str> dialect, bool formats,
-                  std::optional<py::dict> registry, std::tuple<uint32_t, uint32_t, uint32_t, uint64_t> limits) {
+  SchemaValidator(py::handle schema, std::optional<py::str> dialect, bool formats, std::optional<py::dict> registry,
+                  std::tuple<uint32_t, uint32_t, uint32_t, uint64_t> limits) {
     Options o;
     o.formats = formats;
-    std::tie(o.limits.max_schema_depth, o.limits.max_subschemas, o.limits.max_instance_depth, o.limits.max_steps) = limits;
+    std::tie(o.limits.max_schema_depth, o.limits.max_subschemas, o.limits.max_instance_depth, o.limits.max_steps) =
+        limits;
     guarded([&] {
       if (dialect) {  // a str without UTF-8 text (lone surrogates) names no dialect either
         Py_ssize_t n;
@@ -239,7 +242,8 @@ class SchemaValidator {
           const char* uri = PyUnicode_AsUTF8AndSize(k.ptr(), &n);
           if (!uri) {
             PyErr_Clear();
-            throw SchemaError("registry URI " + py::repr(k).cast<std::string>() + " is not valid Unicode (lone surrogate)", {});
+            throw SchemaError(
+                "registry URI " + py::repr(k).cast<std::string>() + " is not valid Unicode (lone surrogate)", {});
           }
           o.registry.emplace_back(std::string(uri, (size_t)n), to_json(v.ptr()));
         }
@@ -277,7 +281,8 @@ class SchemaValidator {
       ev.run(instance.ptr());
       py::list out;
       for (auto& e : ev.errors) {
-        py::object inst = e.instance_is_key ? py::object(py::str(e.key)) : py::reinterpret_borrow<py::object>(e.instance);
+        py::object inst =
+            e.instance_is_key ? py::object(py::str(e.key)) : py::reinterpret_borrow<py::object>(e.instance);
         out.append(error_tuple(e, inst));
       }
       return out;
@@ -339,7 +344,7 @@ class SchemaValidator {
   struct Parsed {
     simdjson::dom::element root;
     const simdjson::dom::document* doc = nullptr;  // root's document
-    py::object fallback;  // the document as Python objects, when simdjson cannot represent it
+    py::object fallback;                           // the document as Python objects, when simdjson cannot represent it
   };
 
   struct Scratch {
@@ -381,7 +386,8 @@ class SchemaValidator {
       return p;
     }
     if (err == simdjson::DEPTH_ERROR)
-      raise_limit("instance nesting depth exceeds max_instance_depth=" + std::to_string(program_->limits.max_instance_depth));
+      raise_limit("instance nesting depth exceeds max_instance_depth=" +
+                  std::to_string(program_->limits.max_instance_depth));
     if (err == simdjson::NUMBER_ERROR) {
       // Integers beyond 64 bits: the codec's parser builds them (and rejects bad numbers).
       PyObject* obj = parse_to_py(doc);
@@ -412,13 +418,16 @@ SchemaValidator* self_of(PyObject* self) {
 template <bool Json>
 PyObject* fast_is_valid(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 1) {
-    PyErr_Format(PyExc_TypeError, "%s() takes exactly one argument (%zd given)", Json ? "is_valid_json" : "is_valid", nargs);
+    PyErr_Format(PyExc_TypeError, "%s() takes exactly one argument (%zd given)", Json ? "is_valid_json" : "is_valid",
+                 nargs);
     return nullptr;
   }
   try {
     SchemaValidator* v = self_of(self);
-    if constexpr (Json) return v->is_valid_json(args[0]).release().ptr();
-    else return py::bool_(v->is_valid(args[0])).release().ptr();
+    if constexpr (Json)
+      return v->is_valid_json(args[0]).release().ptr();
+    else
+      return py::bool_(v->is_valid(args[0])).release().ptr();
   } catch (py::error_already_set& e) {
     e.restore();
   } catch (py::builtin_exception& e) {

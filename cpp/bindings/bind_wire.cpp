@@ -75,8 +75,9 @@ class CachedText {
  public:
   PyObject* get(std::string_view raw, bool as_int) {
     if (!value_ || raw != raw_) {
-      PyObject* v = as_int ? (raw.empty() ? Py_NewRef(Py_None) : PyLong_FromString(std::string(raw).c_str(), nullptr, 10))
-                           : utf8_replace(raw);
+      PyObject* v = as_int
+                        ? (raw.empty() ? Py_NewRef(Py_None) : PyLong_FromString(std::string(raw).c_str(), nullptr, 10))
+                        : utf8_replace(raw);
       if (!v) return nullptr;
       value_ = py::reinterpret_steal<py::object>(v);
       raw_.assign(raw);
@@ -121,7 +122,8 @@ PyObject* inexact_message_to_py(const rpc::Message& m, ProtocolVersion version) 
       return nullptr;
     }
     std::string response;
-    rpc::write_error_response(response, version, m.id, rpc::kParseError, "Parse error", {detail, static_cast<std::size_t>(len)});
+    rpc::write_error_response(response, version, m.id, rpc::kParseError, "Parse error",
+                              {detail, static_cast<std::size_t>(len)});
     rpc::Message bad;
     bad.kind = rpc::MessageKind::Invalid;
     bad.id = m.id;
@@ -141,7 +143,9 @@ PyObject* inexact_message_to_py(const rpc::Message& m, ProtocolVersion version) 
   };
   auto id = [&] { return m.id.kind == rpc::RequestId::Kind::Absent ? Py_NewRef(Py_None) : member("id"); };
   auto method = [&] { return member("method"); };
-  auto body = [&](const char* key) { return [&m, &member, key] { return m.has_body ? member(key) : Py_NewRef(Py_None); }; };
+  auto body = [&](const char* key) {
+    return [&m, &member, key] { return m.has_body ? member(key) : Py_NewRef(Py_None); };
+  };
   PyObject* r = nullptr;
   switch (m.kind) {
     case rpc::MessageKind::Request: r = make_tuple(g_types.request, id, method, body("params")); break;
@@ -219,9 +223,7 @@ class BytesArg {
   ~BytesArg() { PyBuffer_Release(&view_); }
   BytesArg(const BytesArg&) = delete;
   BytesArg& operator=(const BytesArg&) = delete;
-  std::string_view view() const {
-    return {static_cast<const char*>(view_.buf), static_cast<std::size_t>(view_.len)};
-  }
+  std::string_view view() const { return {static_cast<const char*>(view_.buf), static_cast<std::size_t>(view_.len)}; }
 
  private:
   Py_buffer view_;
@@ -275,8 +277,8 @@ class PyDecoder {
   static ProtocolVersion checked_version(const py::str& name) {
     auto v = parse_protocol_version(text_of(name));
     if (!v) {
-      throw py::value_error("protocol_version " + py::repr(name).cast<std::string>() + " is not supported; use one of " +
-                            std::string(kProtocolVersionNames));
+      throw py::value_error("protocol_version " + py::repr(name).cast<std::string>() +
+                            " is not supported; use one of " + std::string(kProtocolVersionNames));
     }
     if (allows_batches(*v)) {
       throw py::value_error("protocol_version " + py::repr(name).cast<std::string>() +
@@ -568,8 +570,10 @@ PyObject* encode_event(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
       // Let the codec say where: the message names the first bad byte.
       PyObject* text = PyUnicode_DecodeUTF8(data.view().data(), static_cast<Py_ssize_t>(data.view().size()), "strict");
       Py_XDECREF(text);
-      if (text) PyErr_SetString(PyExc_ValueError, "data: not valid UTF-8");
-      else name_the_field("data");
+      if (text)
+        PyErr_SetString(PyExc_ValueError, "data: not valid UTF-8");
+      else
+        name_the_field("data");
       return nullptr;
     }
     std::string_view event = "message", id;
@@ -653,8 +657,8 @@ void bind_wire(py::module_& m) {
         g_types.error_response = checked_tuple_type(error_response, "ErrorResponse", 2);
         g_types.invalid = checked_tuple_type(invalid, "Invalid", 3);
       },
-      py::arg("request"), py::arg("notification"), py::arg("response"), py::arg("error_response"),
-      py::arg("invalid"), "Registers the message classes that JsonRpcDecoder instantiates.");
+      py::arg("request"), py::arg("notification"), py::arg("response"), py::arg("error_response"), py::arg("invalid"),
+      "Registers the message classes that JsonRpcDecoder instantiates.");
 
   // A plain `type` metaclass keeps the class describable by a stub file (stubtest checks it).
   py::class_<PyDecoder>(m, "JsonRpcDecoder", py::metaclass(reinterpret_cast<PyObject*>(&PyType_Type)),
@@ -667,8 +671,7 @@ void bind_wire(py::module_& m) {
       .def_property_readonly("pending_bytes", &PyDecoder::pending_bytes);
 
   m.def(
-      "_sse_set_types",
-      [](py::handle event) { g_event_type = checked_tuple_type(event, "Event", 4); },
+      "_sse_set_types", [](py::handle event) { g_event_type = checked_tuple_type(event, "Event", 4); },
       py::arg("event"), "Registers the event class that SseDecoder instantiates.");
 
   py::class_<PySseDecoder>(m, "SseDecoder", py::metaclass(reinterpret_cast<PyObject*>(&PyType_Type)),

@@ -36,7 +36,8 @@ struct DictKeys {
   auto* mp = reinterpret_cast<PyDictObject*>(d);
   if (mp->ma_values == nullptr) {
     const auto* keys = reinterpret_cast<const detail::DictKeys*>(mp->ma_keys);
-    auto* const* entries = reinterpret_cast<PyObject* const*>(keys->dk_indices + (std::size_t{1} << keys->dk_log2_index_bytes));
+    auto* const* entries =
+        reinterpret_cast<PyObject* const*>(keys->dk_indices + (std::size_t{1} << keys->dk_log2_index_bytes));
     const std::size_t width = keys->dk_kind == 0 ? 3 : 2;  // words per entry
     const std::size_t first = width - 2;                   // the key's word (after the hash)
     for (Py_ssize_t i = *pos, n = keys->dk_nentries; i < n; ++i) {

@@ -23,8 +23,7 @@ namespace {
 /// Compact JSON of Python objects into a JsonWriter (see dump_py for the rules).
 class Dumper {
  public:
-  Dumper(JsonWriter& w, PyObject* default_fn, bool sort_keys)
-      : w_(w), default_fn_(default_fn), sort_keys_(sort_keys) {}
+  Dumper(JsonWriter& w, PyObject* default_fn, bool sort_keys) : w_(w), default_fn_(default_fn), sort_keys_(sort_keys) {}
 
   bool value(PyObject* o) {
     PyTypeObject* t = Py_TYPE(o);
@@ -254,8 +253,7 @@ class Dumper {
       w_.put('"');
       return true;
     }
-    PyErr_Format(PyExc_TypeError, "keys must be str, int, float, bool or None, not %.100s",
-                 Py_TYPE(k)->tp_name);
+    PyErr_Format(PyExc_TypeError, "keys must be str, int, float, bool or None, not %.100s", Py_TYPE(k)->tp_name);
     return false;
   }
 
@@ -268,9 +266,9 @@ class Dumper {
     auto in_page = [](const char* p) { return (reinterpret_cast<std::uintptr_t>(p) & 4095) <= 4096 - 16; };
     if (n - 1 >= 31 || !in_page(s + (n > 16 ? 16 : 0))) return false;
     auto bad = [](__m128i v) {
-      const __m128i b = _mm_or_si128(
-          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-          _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));  // bytes < 0x20
+      const __m128i b =
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                       _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));  // bytes < 0x20
       return static_cast<unsigned>(_mm_movemask_epi8(b));
     };
     const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));

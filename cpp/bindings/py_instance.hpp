@@ -53,8 +53,8 @@ struct PyView {
   }
   static Kind check_float(PyObject* o) {
     if (!std::isfinite(PyFloat_AS_DOUBLE(o)))
-      throw InstanceError("float " + std::string(std::isnan(PyFloat_AS_DOUBLE(o)) ? "nan" : "inf") +
-                              " is not a JSON number", false);
+      throw InstanceError(
+          "float " + std::string(std::isnan(PyFloat_AS_DOUBLE(o)) ? "nan" : "inf") + " is not a JSON number", false);
     return Kind::Number;
   }
   static bool boolean(PyObject* o) { return o == Py_True; }
@@ -126,14 +126,16 @@ struct PyView {
   static size_t str_len(PyObject* o) { return (size_t)PyUnicode_GET_LENGTH(o); }
   static size_t arr_size(PyObject* o) { return (size_t)Py_SIZE(o); }
   static size_t obj_size(PyObject* o) { return (size_t)PyDict_GET_SIZE(o); }
-  template <class F> static bool arr_each(const Env&, PyObject* o, F&& f) {
+  template <class F>
+  static bool arr_each(const Env&, PyObject* o, F&& f) {
     PyObject** items = PyList_Check(o) ? ((PyListObject*)o)->ob_item : ((PyTupleObject*)o)->ob_item;
     Py_ssize_t n = Py_SIZE(o);
     for (Py_ssize_t i = 0; i < n; ++i)
       if (!f((size_t)i, items[i])) return false;
     return true;
   }
-  template <class F> static bool obj_each(const Env& e, PyObject* o, F&& f) {
+  template <class F>
+  static bool obj_each(const Env& e, PyObject* o, F&& f) {
     Py_ssize_t pos = 0;
     PyObject *k, *v;
     while (dict_next(o, &pos, &k, &v)) {

@@ -64,8 +64,7 @@ void decode_utf8(const unsigned char* s, std::size_t n, Char* dst) {
       *dst++ = static_cast<Char>(((c & 0x0F) << 12) | ((s[1] & 0x3F) << 6) | (s[2] & 0x3F));
       s += 3;
     } else {
-      *dst++ = static_cast<Char>(((c & 0x07) << 18) | ((s[1] & 0x3F) << 12) | ((s[2] & 0x3F) << 6) |
-                                 (s[3] & 0x3F));
+      *dst++ = static_cast<Char>(((c & 0x07) << 18) | ((s[1] & 0x3F) << 12) | ((s[2] & 0x3F) << 6) | (s[3] & 0x3F));
       s += 4;
     }
   }
@@ -206,8 +205,7 @@ bool put_member(PyObject* d, PyObject* k, PyObject* v) {
 // one switch per value, without the element and iterator objects of the DOM API.
 class TapeBuilder {
  public:
-  explicit TapeBuilder(const simdjson::dom::document& doc)
-      : tape_(doc.tape.get()), strings_(doc.string_buf.get()) {}
+  explicit TapeBuilder(const simdjson::dom::document& doc) : tape_(doc.tape.get()), strings_(doc.string_buf.get()) {}
 
   // The root value (tape word 0 is the root marker).
   PyObject* root() {
@@ -223,9 +221,7 @@ class TapeBuilder {
   [[gnu::always_inline]] PyObject* value(std::size_t& i) {
     const std::uint64_t w = tape_[i];
     switch (tape::type(w)) {
-      case '"':
-        ++i;
-        return make_str(tape::string(strings_, w));
+      case '"': ++i; return make_str(tape::string(strings_, w));
       case 'l': {
         const auto v = static_cast<std::int64_t>(tape_[i + 1]);
         i += 2;
@@ -242,19 +238,11 @@ class TapeBuilder {
         i += 2;
         return PyFloat_FromDouble(v);
       }
-      case 't':
-        ++i;
-        return Py_NewRef(Py_True);
-      case 'f':
-        ++i;
-        return Py_NewRef(Py_False);
-      case 'n':
-        ++i;
-        return Py_NewRef(Py_None);
-      case '[':
-        return list(i, w);
-      case '{':
-        return dict(i, w);
+      case 't': ++i; return Py_NewRef(Py_True);
+      case 'f': ++i; return Py_NewRef(Py_False);
+      case 'n': ++i; return Py_NewRef(Py_None);
+      case '[': return list(i, w);
+      case '{': return dict(i, w);
     }
     PyErr_SetString(PyExc_SystemError, "unknown JSON tape entry");
     return nullptr;
@@ -345,8 +333,7 @@ void raise_at(const char* msg, std::string_view doc, std::size_t offset) {
   if (text == nullptr) return;
   // Character position: count the bytes that start a UTF-8 sequence.
   Py_ssize_t pos = 0;
-  for (std::size_t i = 0; i < offset && i < doc.size(); ++i)
-    pos += (static_cast<unsigned char>(doc[i]) & 0xC0) != 0x80;
+  for (std::size_t i = 0; i < offset && i < doc.size(); ++i) pos += (static_cast<unsigned char>(doc[i]) & 0xC0) != 0x80;
   PyObject* exc = PyObject_CallFunction(cls, "sOn", msg, text, pos);
   Py_DECREF(text);
   if (exc != nullptr) {
@@ -377,8 +364,10 @@ PyObject* parse_fallback(simdjson::error_code err, std::string_view doc) {
   Py_DECREF(text);
   if (r == nullptr && PyErr_ExceptionMatches(PyExc_RecursionError)) {
     PyErr_Clear();
-    raise_at("Document nested too deeply for the fallback parser (used for integers beyond "
-             "64 bits, numbers beyond the double range and escaped lone surrogates)", doc, 0);
+    raise_at(
+        "Document nested too deeply for the fallback parser (used for integers beyond "
+        "64 bits, numbers beyond the double range and escaped lone surrogates)",
+        doc, 0);
   }
   return r;
 }
@@ -422,18 +411,12 @@ PyObject* element_to_py(simdjson::dom::element el) {
       }
       return l;
     }
-    case element_type::STRING:
-      return make_str(el.get_string().value_unsafe());
-    case element_type::INT64:
-      return PyLong_FromLongLong(el.get_int64().value_unsafe());
-    case element_type::UINT64:
-      return PyLong_FromUnsignedLongLong(el.get_uint64().value_unsafe());
-    case element_type::DOUBLE:
-      return PyFloat_FromDouble(el.get_double().value_unsafe());
-    case element_type::BOOL:
-      return Py_NewRef(el.get_bool().value_unsafe() ? Py_True : Py_False);
-    case element_type::NULL_VALUE:
-      return Py_NewRef(Py_None);
+    case element_type::STRING: return make_str(el.get_string().value_unsafe());
+    case element_type::INT64: return PyLong_FromLongLong(el.get_int64().value_unsafe());
+    case element_type::UINT64: return PyLong_FromUnsignedLongLong(el.get_uint64().value_unsafe());
+    case element_type::DOUBLE: return PyFloat_FromDouble(el.get_double().value_unsafe());
+    case element_type::BOOL: return Py_NewRef(el.get_bool().value_unsafe() ? Py_True : Py_False);
+    case element_type::NULL_VALUE: return Py_NewRef(Py_None);
   }
   PyErr_SetString(PyExc_SystemError, "unknown JSON element type");
   return nullptr;
@@ -517,9 +500,7 @@ PyObject* BytesOut::finish_grown(const JsonWriter& w) {
 
 namespace {
 
-bool kwarg_is(PyObject* name, const char* want) {
-  return PyUnicode_CompareWithASCIIString(name, want) == 0;
-}
+bool kwarg_is(PyObject* name, const char* want) { return PyUnicode_CompareWithASCIIString(name, want) == 0; }
 
 void too_many_positional(const char* fn, Py_ssize_t nargs) {
   PyErr_Format(PyExc_TypeError, "%s() takes 1 positional argument but %zd were given", fn, nargs);
@@ -596,9 +577,8 @@ PyObject* py_dumps(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
   }
 
   if (indent < 0) return write_bytes([&](JsonWriter& w) { return dump_py(w, obj, default_fn, sort_keys); });
-  return write_bytes([&](JsonWriter& w) {
-    return dump_indented(w, obj, default_fn, sort_keys, indent, FloatSpelling::kRepr);
-  });
+  return write_bytes(
+      [&](JsonWriter& w) { return dump_indented(w, obj, default_fn, sort_keys, indent, FloatSpelling::kRepr); });
 }
 
 PyObject* py_pydantic_json_text(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
@@ -643,8 +623,8 @@ PyObject* py_loads(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
   }
   if (PyUnicode_Check(data)) {
     if (PyUnicode_IS_COMPACT_ASCII(data)) {
-      return parse_to_py({static_cast<const char*>(PyUnicode_DATA(data)),
-                          static_cast<std::size_t>(PyUnicode_GET_LENGTH(data))});
+      return parse_to_py(
+          {static_cast<const char*>(PyUnicode_DATA(data)), static_cast<std::size_t>(PyUnicode_GET_LENGTH(data))});
     }
     Py_ssize_t n;
     const char* s = PyUnicode_AsUTF8AndSize(data, &n);

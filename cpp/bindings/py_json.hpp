@@ -21,8 +21,7 @@ inline constexpr int kMaxJsonDepth = 1024;
 /// default_fn (may be null) is called for values of other types; sort_keys sorts dict keys by
 /// code point. On failure sets a Python exception and returns false (out then holds a partial
 /// document).
-bool dump_py(mcp_native::JsonWriter& out, PyObject* obj, PyObject* default_fn = nullptr,
-             bool sort_keys = false);
+bool dump_py(mcp_native::JsonWriter& out, PyObject* obj, PyObject* default_fn = nullptr, bool sort_keys = false);
 
 /// Build a Python object from a parsed simdjson DOM element (new reference), or set a Python
 /// exception and return nullptr.

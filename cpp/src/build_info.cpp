@@ -34,7 +34,8 @@ bool pcre2_jit_works() {
   if (pcre2_config(PCRE2_CONFIG_JIT, &built_with_jit) != 0 || !built_with_jit) return false;
   int error = 0;
   PCRE2_SIZE offset = 0;
-  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>("a+"), PCRE2_ZERO_TERMINATED, 0, &error, &offset, nullptr);
+  pcre2_code* code =
+      pcre2_compile(reinterpret_cast<PCRE2_SPTR>("a+"), PCRE2_ZERO_TERMINATED, 0, &error, &offset, nullptr);
   if (code == nullptr) return false;
   bool ok = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
   pcre2_code_free(code);

@@ -36,7 +36,7 @@ enum : uint16_t {
 constexpr uint16_t kRegName = kUnreserved | kSubDelim;
 constexpr uint16_t kUserinfo = kRegName | kColon;
 constexpr uint16_t kPathChars = kRegName | kColon | kAt | kSlash;  // pchar and "/"
-constexpr uint16_t kQueryChars = kPathChars | kQuestion;          // query and fragment
+constexpr uint16_t kQueryChars = kPathChars | kQuestion;           // query and fragment
 
 constexpr std::array<uint16_t, 256> kCharClasses = [] {
   std::array<uint16_t, 256> t{};
@@ -132,8 +132,7 @@ bool full_time(std::string_view s) {
 }
 
 bool date_time(std::string_view s) {
-  return s.size() > 11 && (s[10] == 'T' || s[10] == 't') && full_date(s.substr(0, 10)) &&
-         full_time(s.substr(11));
+  return s.size() > 11 && (s[10] == 'T' || s[10] == 't') && full_date(s.substr(0, 10)) && full_time(s.substr(11));
 }
 
 // P followed by date elements Y M D (a contiguous run, in order) and/or T with H M S (likewise),
@@ -413,9 +412,8 @@ bool bidi_rule_holds(const std::u32string& label) {
     Bidi b = bidi_class(c);
     has_en = has_en || b == Bidi::EN;
     has_an = has_an || b == Bidi::AN;
-    bool allowed = b == Bidi::EN || b == Bidi::ES || b == Bidi::CS || b == Bidi::ET || b == Bidi::ON ||
-                   b == Bidi::BN || b == Bidi::NSM ||
-                   (rtl ? b == Bidi::R || b == Bidi::AL || b == Bidi::AN : b == Bidi::L);
+    bool allowed = b == Bidi::EN || b == Bidi::ES || b == Bidi::CS || b == Bidi::ET || b == Bidi::ON || b == Bidi::BN ||
+                   b == Bidi::NSM || (rtl ? b == Bidi::R || b == Bidi::AL || b == Bidi::AN : b == Bidi::L);
     if (!allowed) return false;
   }
   if (rtl && has_en && has_an) return false;
@@ -579,7 +577,6 @@ bool idn_email(std::string_view s) { return mailbox(s, true); }
 
 // ---------------------------------------------------------------------------------------------
 // URIs (RFC 3986) and IRIs (RFC 3987)
-
 
 bool is_ucschar(uint32_t c) {
   if (c < 0xA0) return false;

@@ -82,8 +82,7 @@ void respell_compact(JsonWriter& out, std::string_view compact) {
 
 }  // namespace
 
-void append_indented(JsonWriter& out, std::string_view compact, std::optional<unsigned> indent,
-                     FloatSpelling floats) {
+void append_indented(JsonWriter& out, std::string_view compact, std::optional<unsigned> indent, FloatSpelling floats) {
   if (!indent) {
     if (floats == FloatSpelling::kRepr) return out.append(compact);
     respell_compact(out, compact);

@@ -94,11 +94,26 @@ constexpr char kDigitPairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-constexpr std::uint64_t kPow10[20] = {
-    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
-    1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
-    100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
-    1000000000000000000ULL, 10000000000000000000ULL};
+constexpr std::uint64_t kPow10[20] = {1ULL,
+                                      10ULL,
+                                      100ULL,
+                                      1000ULL,
+                                      10000ULL,
+                                      100000ULL,
+                                      1000000ULL,
+                                      10000000ULL,
+                                      100000000ULL,
+                                      1000000000ULL,
+                                      10000000000ULL,
+                                      100000000000ULL,
+                                      1000000000000ULL,
+                                      10000000000000ULL,
+                                      100000000000000ULL,
+                                      1000000000000000ULL,
+                                      10000000000000000ULL,
+                                      100000000000000000ULL,
+                                      1000000000000000000ULL,
+                                      10000000000000000000ULL};
 
 // Number of decimal digits of v: log10 estimated from the bit length, then corrected.
 inline int decimal_length(std::uint64_t v) {
@@ -212,9 +227,9 @@ void JsonWriter::write_escaped(std::string_view utf8) {
         v = _mm_load_si128(reinterpret_cast<const __m128i*>(tail));
       }
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
-      const __m128i bad = _mm_or_si128(
-          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-          _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));  // bytes < 0x20
+      const __m128i bad =
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                       _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));  // bytes < 0x20
       unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(bad));
       if (left < 16) mask &= (1u << left) - 1;  // bytes past the chunk are not ours yet
       if (mask == 0) {
@@ -260,8 +275,8 @@ namespace {
 // (Constants checked exhaustively for y < 10000.)
 inline __m128i digits_16(std::uint32_t a, std::uint32_t b) {
   const std::uint32_t a_hi = a / 10000, a_lo = a % 10000, b_hi = b / 10000, b_lo = b % 10000;
-  const __m128i ys = _mm_set_epi32(static_cast<int>(b_lo * 4), static_cast<int>(b_hi * 4),
-                                   static_cast<int>(a_lo * 4), static_cast<int>(a_hi * 4));
+  const __m128i ys = _mm_set_epi32(static_cast<int>(b_lo * 4), static_cast<int>(b_hi * 4), static_cast<int>(a_lo * 4),
+                                   static_cast<int>(a_hi * 4));
   // Each 32-bit lane holds one 4y: spread to 4 equal 16-bit lanes per group, per 64-bit half.
   const __m128i lo = _mm_unpacklo_epi32(ys, ys);  // a_hi a_hi a_lo a_lo (32-bit lanes)
   const __m128i hi = _mm_unpackhi_epi32(ys, ys);  // b_hi b_hi b_lo b_lo
@@ -270,8 +285,8 @@ inline __m128i digits_16(std::uint32_t a, std::uint32_t b) {
   const __m128i hi16 = _mm_or_si128(hi, _mm_slli_epi32(hi, 16));
   const __m128i mul = _mm_set_epi16(static_cast<short>(0x8000), static_cast<short>(52429), 5243, 8389,
                                     static_cast<short>(0x8000), static_cast<short>(52429), 5243, 8389);
-  const __m128i shift = _mm_set_epi16(static_cast<short>(0x8000), 2048, 2048, 128,
-                                      static_cast<short>(0x8000), 2048, 2048, 128);
+  const __m128i shift =
+      _mm_set_epi16(static_cast<short>(0x8000), 2048, 2048, 128, static_cast<short>(0x8000), 2048, 2048, 128);
   const __m128i ten = _mm_set1_epi16(10);
   const __m128i q_lo = _mm_mulhi_epu16(_mm_mulhi_epu16(lo16, mul), shift);
   const __m128i q_hi = _mm_mulhi_epu16(_mm_mulhi_epu16(hi16, mul), shift);
@@ -284,7 +299,6 @@ inline __m128i digits_16(std::uint32_t a, std::uint32_t b) {
 // Lays out |v| = sig * 10^(e - n + 1) like Python's repr at `out` (n significant digits, no
 // trailing zeros; e is the decimal exponent of the first digit). Returns the end of the text.
 char* layout_digits(char* out, std::uint64_t sig, int n, int e) noexcept {
-
   // The digits as one vector: a 17th (leading) digit is written on its own, the rest are padded
   // with zeros to 16 digits, so that every layout below is made of whole 16-byte stores.
   // Python's repr: positional for 1e-4 <= |v| < 1e16, else d.ddde[+-]XX.
@@ -295,8 +309,7 @@ char* layout_digits(char* out, std::uint64_t sig, int n, int e) noexcept {
   } else {
     sig *= kPow10[16 - n];
   }
-  const __m128i d = digits_16(static_cast<std::uint32_t>(sig / 100000000),
-                              static_cast<std::uint32_t>(sig % 100000000));
+  const __m128i d = digits_16(static_cast<std::uint32_t>(sig / 100000000), static_cast<std::uint32_t>(sig % 100000000));
   auto store = [](char* p, __m128i x) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), x); };
 
   if (e < -4 || e >= 16) {
@@ -343,8 +356,8 @@ char* layout_digits(char* out, std::uint64_t sig, int n, int e) noexcept {
       const __m128i in_int = _mm_cmpgt_epi8(_mm_set1_epi8(static_cast<char>(e + 1)), idx);
       const __m128i at_dot = _mm_cmpeq_epi8(_mm_set1_epi8(static_cast<char>(e + 1)), idx);
       const __m128i frac = _mm_andnot_si128(_mm_or_si128(in_int, at_dot), _mm_slli_si128(d, 1));
-      const __m128i text = _mm_or_si128(_mm_or_si128(_mm_and_si128(in_int, d), frac),
-                                        _mm_and_si128(at_dot, _mm_set1_epi8('.')));
+      const __m128i text =
+          _mm_or_si128(_mm_or_si128(_mm_and_si128(in_int, d), frac), _mm_and_si128(at_dot, _mm_set1_epi8('.')));
       store(out + 1, d);  // only its last byte survives: the 16th digit, past the shifted copy
       store(out, text);
     }
@@ -362,7 +375,6 @@ namespace {
 // Lays out |v| = sig * 10^(e - n + 1) like Python's repr at `out` (n significant digits, no
 // trailing zeros; e is the decimal exponent of the first digit). Returns the end of the text.
 char* layout_digits(char* out, std::uint64_t sig, int n, int e) noexcept {
-
   // Python's repr: positional for 1e-4 <= |v| < 1e16, else d.ddde[+-]XX. The digits are
   // written in place and only single bytes are moved afterwards: reading back wider blocks
   // just stored in pieces would stall on store forwarding.

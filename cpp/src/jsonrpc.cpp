@@ -85,8 +85,7 @@ bool read_id(element e, RequestId& id) {
       id.kind = RequestId::Kind::String;
       id.string_value = e.get_string().value_unsafe();
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -196,8 +195,8 @@ void Decoder::feed(std::string_view chunk, MessageSink& sink) {
       continue;
     }
     // simdjson reads SIMDJSON_PADDING bytes past the line: the rest of the chunk, or its page.
-    if (nl && len_ == 0 && (static_cast<std::size_t>(end - piece_end) >= simdjson::SIMDJSON_PADDING ||
-                            padding_in_page({p, piece}))) {
+    if (nl && len_ == 0 &&
+        (static_cast<std::size_t>(end - piece_end) >= simdjson::SIMDJSON_PADDING || padding_in_page({p, piece}))) {
       // A whole line inside the chunk is parsed where it is, without a copy.
       const char* line = p;
       p = nl + 1;
@@ -348,8 +347,8 @@ void Decoder::classify_line(const char* line, std::size_t n, MessageSink& sink) 
   exact_ = true;
   if (auto err = parser_.parse(line, n, false).get(root)) {
     // A line that is valid JSON is never a parse error, whatever simdjson can represent.
-    const bool representable = err != simdjson::NUMBER_ERROR && err != simdjson::NUMBER_OUT_OF_RANGE &&
-                               err != simdjson::STRING_ERROR;
+    const bool representable =
+        err != simdjson::NUMBER_ERROR && err != simdjson::NUMBER_OUT_OF_RANGE && err != simdjson::STRING_ERROR;
     if (representable) {
       emit_invalid(sink, RequestId{}, kParseError, parse_error_detail(err));
       return;
@@ -371,8 +370,7 @@ void Decoder::classify_line(const char* line, std::size_t n, MessageSink& sink) 
     }
   }
   if (root.type() == element_type::ARRAY) {
-    emit_invalid(sink, RequestId{}, kInvalidRequest,
-                 "batches (JSON arrays) are not supported: one message per line");
+    emit_invalid(sink, RequestId{}, kInvalidRequest, "batches (JSON arrays) are not supported: one message per line");
     return;
   }
   if (root.type() != element_type::OBJECT) {
@@ -383,8 +381,8 @@ void Decoder::classify_line(const char* line, std::size_t n, MessageSink& sink) 
   }
 
   element jsonrpc, id, method, params, result, error;
-  bool has_jsonrpc = false, has_id = false, has_method = false, has_params = false,
-       has_result = false, has_error = false;
+  bool has_jsonrpc = false, has_id = false, has_method = false, has_params = false, has_result = false,
+       has_error = false;
   // One pass over the members; a repeated key keeps its last value, as Python's json does.
   const simdjson::dom::object members = root.get_object().value_unsafe();
   std::size_t index = 0, id_index = 0;
@@ -413,9 +411,7 @@ void Decoder::classify_line(const char* line, std::size_t n, MessageSink& sink) 
     rid.string_value = members_[id_index].text;
   }
   const bool id_null = has_id && id.type() == element_type::NULL_VALUE;
-  auto invalid = [&](std::string_view detail) {
-    emit_invalid(sink, rid, kInvalidRequest, detail);
-  };
+  auto invalid = [&](std::string_view detail) { emit_invalid(sink, rid, kInvalidRequest, detail); };
   auto bad_id = [&](std::string_view what) {
     detail_.assign(what);
     detail_.append(" must be a string or an integer, not ");
@@ -423,8 +419,7 @@ void Decoder::classify_line(const char* line, std::size_t n, MessageSink& sink) 
     invalid(detail_);
   };
 
-  if (!has_jsonrpc || jsonrpc.type() != element_type::STRING ||
-      jsonrpc.get_string().value_unsafe() != "2.0") {
+  if (!has_jsonrpc || jsonrpc.type() != element_type::STRING || jsonrpc.get_string().value_unsafe() != "2.0") {
     invalid(R"("jsonrpc" must be the string "2.0")");
     return;
   }
@@ -485,8 +480,8 @@ void Decoder::classify_line(const char* line, std::size_t n, MessageSink& sink) 
       return;
     }
     element code, message;
-    const bool shape_ok = error.type() == element_type::OBJECT &&
-                          !error["code"].get(code) && !error["message"].get(message) &&
+    const bool shape_ok = error.type() == element_type::OBJECT && !error["code"].get(code) &&
+                          !error["message"].get(message) &&
                           (code.type() == element_type::INT64 || code.type() == element_type::UINT64) &&
                           message.type() == element_type::STRING;
     if (!shape_ok) {

@@ -75,24 +75,58 @@ constexpr const char* kGeneralCategories[][3] = {
 // The binary properties ECMA-262 allows in \p{…} (long name, short name). PCRE2 knows them by
 // the same names, except the ones handled specially (Any, Assigned).
 constexpr const char* kBinaryProperties[][2] = {
-    {"ASCII", ""}, {"ASCII_Hex_Digit", "AHex"}, {"Alphabetic", "Alpha"}, {"Any", ""},
-    {"Assigned", ""}, {"Bidi_Control", "Bidi_C"}, {"Bidi_Mirrored", "Bidi_M"},
-    {"Case_Ignorable", "CI"}, {"Cased", ""}, {"Changes_When_Casefolded", "CWCF"},
-    {"Changes_When_Casemapped", "CWCM"}, {"Changes_When_Lowercased", "CWL"},
-    {"Changes_When_NFKC_Casefolded", "CWKCF"}, {"Changes_When_Titlecased", "CWT"},
-    {"Changes_When_Uppercased", "CWU"}, {"Dash", ""}, {"Default_Ignorable_Code_Point", "DI"},
-    {"Deprecated", "Dep"}, {"Diacritic", "Dia"}, {"Emoji", ""}, {"Emoji_Component", "EComp"},
-    {"Emoji_Modifier", "EMod"}, {"Emoji_Modifier_Base", "EBase"},
-    {"Emoji_Presentation", "EPres"}, {"Extended_Pictographic", "ExtPict"}, {"Extender", "Ext"},
-    {"Grapheme_Base", "Gr_Base"}, {"Grapheme_Extend", "Gr_Ext"}, {"Hex_Digit", "Hex"},
-    {"IDS_Binary_Operator", "IDSB"}, {"IDS_Trinary_Operator", "IDST"}, {"ID_Continue", "IDC"},
-    {"ID_Start", "IDS"}, {"Ideographic", "Ideo"}, {"Join_Control", "Join_C"},
-    {"Logical_Order_Exception", "LOE"}, {"Lowercase", "Lower"}, {"Math", ""},
-    {"Noncharacter_Code_Point", "NChar"}, {"Pattern_Syntax", "Pat_Syn"},
-    {"Pattern_White_Space", "Pat_WS"}, {"Quotation_Mark", "QMark"}, {"Radical", ""},
-    {"Regional_Indicator", "RI"}, {"Sentence_Terminal", "STerm"}, {"Soft_Dotted", "SD"},
-    {"Terminal_Punctuation", "Term"}, {"Unified_Ideograph", "UIdeo"}, {"Uppercase", "Upper"},
-    {"Variation_Selector", "VS"}, {"White_Space", "space"}, {"XID_Continue", "XIDC"},
+    {"ASCII", ""},
+    {"ASCII_Hex_Digit", "AHex"},
+    {"Alphabetic", "Alpha"},
+    {"Any", ""},
+    {"Assigned", ""},
+    {"Bidi_Control", "Bidi_C"},
+    {"Bidi_Mirrored", "Bidi_M"},
+    {"Case_Ignorable", "CI"},
+    {"Cased", ""},
+    {"Changes_When_Casefolded", "CWCF"},
+    {"Changes_When_Casemapped", "CWCM"},
+    {"Changes_When_Lowercased", "CWL"},
+    {"Changes_When_NFKC_Casefolded", "CWKCF"},
+    {"Changes_When_Titlecased", "CWT"},
+    {"Changes_When_Uppercased", "CWU"},
+    {"Dash", ""},
+    {"Default_Ignorable_Code_Point", "DI"},
+    {"Deprecated", "Dep"},
+    {"Diacritic", "Dia"},
+    {"Emoji", ""},
+    {"Emoji_Component", "EComp"},
+    {"Emoji_Modifier", "EMod"},
+    {"Emoji_Modifier_Base", "EBase"},
+    {"Emoji_Presentation", "EPres"},
+    {"Extended_Pictographic", "ExtPict"},
+    {"Extender", "Ext"},
+    {"Grapheme_Base", "Gr_Base"},
+    {"Grapheme_Extend", "Gr_Ext"},
+    {"Hex_Digit", "Hex"},
+    {"IDS_Binary_Operator", "IDSB"},
+    {"IDS_Trinary_Operator", "IDST"},
+    {"ID_Continue", "IDC"},
+    {"ID_Start", "IDS"},
+    {"Ideographic", "Ideo"},
+    {"Join_Control", "Join_C"},
+    {"Logical_Order_Exception", "LOE"},
+    {"Lowercase", "Lower"},
+    {"Math", ""},
+    {"Noncharacter_Code_Point", "NChar"},
+    {"Pattern_Syntax", "Pat_Syn"},
+    {"Pattern_White_Space", "Pat_WS"},
+    {"Quotation_Mark", "QMark"},
+    {"Radical", ""},
+    {"Regional_Indicator", "RI"},
+    {"Sentence_Terminal", "STerm"},
+    {"Soft_Dotted", "SD"},
+    {"Terminal_Punctuation", "Term"},
+    {"Unified_Ideograph", "UIdeo"},
+    {"Uppercase", "Upper"},
+    {"Variation_Selector", "VS"},
+    {"White_Space", "space"},
+    {"XID_Continue", "XIDC"},
     {"XID_Start", "XIDS"},
 };
 
@@ -103,9 +137,7 @@ bool is_syntax_char(uint32_t c) {
   return c < 128 && c != 0 && std::strchr("^$\\.*+?()[]{}|/", static_cast<int>(c)) != nullptr;
 }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alnum(uint32_t c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+bool is_alnum(uint32_t c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_surrogate(uint32_t c) { return c >= 0xD800 && c <= 0xDFFF; }
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -157,9 +189,7 @@ class Translator {
   }
 
   bool at_end() const { return pos_ >= src_.size(); }
-  char peek(size_t ahead = 0) const {
-    return pos_ + ahead < src_.size() ? src_[pos_ + ahead] : '\0';
-  }
+  char peek(size_t ahead = 0) const { return pos_ + ahead < src_.size() ? src_[pos_ + ahead] : '\0'; }
 
   uint32_t next_code_point() {
     size_t start = pos_;
@@ -220,15 +250,12 @@ class Translator {
         return;
       }
       case '}':
-      case ']':
-        fail(std::string("lone ") + c + " (write \\" + c + " for a literal)", start);
+      case ']': fail(std::string("lone ") + c + " (write \\" + c + " for a literal)", start);
       case '\\':
         ++pos_;
         atom_escape(start);
         return;
-      default:
-        append_literal(out_, next_code_point());
-        quantifiable_ = true;
+      default: append_literal(out_, next_code_point()); quantifiable_ = true;
     }
   }
 
@@ -358,8 +385,7 @@ class Translator {
         name_refs_.emplace_back(std::move(name), start);
         return;
       }
-      default:
-        break;
+      default: break;
     }
     if (c >= '1' && c <= '9') {
       size_t begin = pos_;
@@ -566,9 +592,7 @@ class Translator {
     if (at_end()) fail("missing ]", class_start);
     char c = peek();
     switch (c) {
-      case 'b':
-        ++pos_;
-        return 0x08;
+      case 'b': ++pos_; return 0x08;
       case 'd':
       case 'D':
       case 'w':
@@ -590,8 +614,7 @@ class Translator {
         escape = property(c == 'P', start);
         return kClassEscape;
       }
-      default:
-        break;
+      default: break;
     }
     if (is_digit(c) && c != '0') fail("backreference inside a character class", start);
     return character_escape(true, start);
@@ -604,9 +627,8 @@ class Translator {
   bool quantifiable_ = false;
   size_t captures_ = 0;
   std::vector<std::string> names_;
-  std::vector<std::pair<std::string, size_t>> name_refs_;    // with their offsets
+  std::vector<std::pair<std::string, size_t>> name_refs_;  // with their offsets
   std::vector<std::pair<size_t, size_t>> number_refs_;
-
 };
 
 // Per-thread match state: match data, and a match context carrying the limits and a JIT stack
@@ -638,8 +660,7 @@ std::string pcre2_message(int code) {
 }
 
 constexpr uint32_t kCompileOptions =
-    PCRE2_UTF | PCRE2_NO_UTF_CHECK | PCRE2_DOLLAR_ENDONLY | PCRE2_MATCH_UNSET_BACKREF |
-    PCRE2_NEVER_BACKSLASH_C;
+    PCRE2_UTF | PCRE2_NO_UTF_CHECK | PCRE2_DOLLAR_ENDONLY | PCRE2_MATCH_UNSET_BACKREF | PCRE2_NEVER_BACKSLASH_C;
 
 // Valid ECMA-262 that PCRE2 cannot run: variable-length lookbehind, huge repeat counts.
 bool is_engine_limitation(int code) {
@@ -652,8 +673,8 @@ bool is_engine_limitation(int code) {
 pcre2_code* compile(std::string_view pattern, int& error) {
   std::string translated = Translator(pattern).run();
   PCRE2_SIZE offset = 0;
-  return pcre2_compile(reinterpret_cast<PCRE2_SPTR>(translated.data()), translated.size(),
-                       kCompileOptions, &error, &offset, nullptr);
+  return pcre2_compile(reinterpret_cast<PCRE2_SPTR>(translated.data()), translated.size(), kCompileOptions, &error,
+                       &offset, nullptr);
 }
 
 }  // namespace
@@ -693,9 +714,9 @@ Regex::Regex(std::string_view pattern) : pattern_(pattern) {
   int error = 0;
   impl->code = compile(pattern, error);
   if (!impl->code) {
-    throw RegexError((is_engine_limitation(error) ? "unsupported regular expression: "
-                                                  : "invalid regular expression: ") +
-                     pcre2_message(error));
+    throw RegexError(
+        (is_engine_limitation(error) ? "unsupported regular expression: " : "invalid regular expression: ") +
+        pcre2_message(error));
   }
   if (classify_literal(pattern, *impl)) {
     pcre2_code_free(impl->code);
@@ -710,22 +731,16 @@ Regex::Regex(std::string_view pattern) : pattern_(pattern) {
 bool Regex::search(std::string_view subject) const {
   const Impl& impl = *impl_;
   switch (impl.kind) {
-    case Impl::Kind::Contains:
-      return subject.find(impl.literal) != std::string_view::npos;
-    case Impl::Kind::Prefix:
-      return subject.starts_with(impl.literal);
-    case Impl::Kind::Suffix:
-      return subject.ends_with(impl.literal);
-    case Impl::Kind::Exact:
-      return subject == impl.literal;
-    case Impl::Kind::Pcre2:
-      break;
+    case Impl::Kind::Contains: return subject.find(impl.literal) != std::string_view::npos;
+    case Impl::Kind::Prefix: return subject.starts_with(impl.literal);
+    case Impl::Kind::Suffix: return subject.ends_with(impl.literal);
+    case Impl::Kind::Exact: return subject == impl.literal;
+    case Impl::Kind::Pcre2: break;
   }
   thread_local ThreadMatchState state;
   auto* s = reinterpret_cast<PCRE2_SPTR>(subject.data() ? subject.data() : "");
   int rc = impl.jit ? pcre2_jit_match(impl.code, s, subject.size(), 0, 0, state.data, state.context)
-                    : pcre2_match(impl.code, s, subject.size(), 0, PCRE2_NO_UTF_CHECK, state.data,
-                                  state.context);
+                    : pcre2_match(impl.code, s, subject.size(), 0, PCRE2_NO_UTF_CHECK, state.data, state.context);
   if (rc >= 0) return true;  // 0: matched, ovector too small for the groups (we want none)
   if (rc == PCRE2_ERROR_NOMATCH) return false;
   if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||

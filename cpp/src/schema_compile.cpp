@@ -119,7 +119,8 @@ std::string resolve(std::string_view base_s, std::string_view ref_s) {
           t.path = remove_dots(r.path);
         } else {
           std::string merged;
-          if (b.has_authority && b.path.empty()) merged = "/" + r.path;
+          if (b.has_authority && b.path.empty())
+            merged = "/" + r.path;
           else {
             size_t last = b.path.rfind('/');
             merged = (last == std::string::npos ? "" : b.path.substr(0, last + 1)) + r.path;
@@ -191,7 +192,7 @@ struct Info {
   Dialect dialect;
   uint32_t resource;
   PathRef path;
-  std::string doc;  // URI of the document ("" for the root document)
+  std::string doc;                // URI of the document ("" for the root document)
   bool no_validation = false;     // custom metaschema without the validation vocabulary
   bool format_assertion = false;  // custom metaschema with the format-assertion vocabulary
 };
@@ -200,7 +201,8 @@ bool is_schema_kw_single(std::string_view k, Dialect d) {
   if (k == "additionalProperties" || k == "not" || k == "additionalItems") return true;
   if (d >= Dialect::Draft6 && (k == "contains" || k == "propertyNames")) return true;
   if (d >= Dialect::Draft7 && (k == "if" || k == "then" || k == "else")) return true;
-  if (d >= Dialect::Draft201909 && (k == "unevaluatedItems" || k == "unevaluatedProperties" || k == "contentSchema")) return true;
+  if (d >= Dialect::Draft201909 && (k == "unevaluatedItems" || k == "unevaluatedProperties" || k == "contentSchema"))
+    return true;
   return k == "items";
 }
 bool is_schema_kw_array(std::string_view k, Dialect d) {
@@ -215,11 +217,16 @@ bool is_schema_kw_map(std::string_view k, Dialect d) {
 }
 
 bool is_validation_kw(std::string_view k) {
-  static const std::unordered_set<std::string_view> v = {
-      "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
-      "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
-      "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required",
-      "dependentRequired"};
+  static const std::unordered_set<std::string_view> v = {"type",          "enum",
+                                                         "const",         "multipleOf",
+                                                         "maximum",       "exclusiveMaximum",
+                                                         "minimum",       "exclusiveMinimum",
+                                                         "maxLength",     "minLength",
+                                                         "pattern",       "maxItems",
+                                                         "minItems",      "uniqueItems",
+                                                         "maxContains",   "minContains",
+                                                         "maxProperties", "minProperties",
+                                                         "required",      "dependentRequired"};
   return v.count(k) != 0;
 }
 
@@ -288,8 +295,10 @@ class Compiler {
       uint64_t lo = 0, hi = UINT64_MAX;
       for (uint32_t i = node.first; i < node.first + node.count; ++i) {
         const Keyword& k = P.keywords[i];
-        if (k.op == Op::MinItems) lo = std::max(lo, k.count);
-        else if (k.op == Op::MaxItems) hi = std::min(hi, k.count);
+        if (k.op == Op::MinItems)
+          lo = std::max(lo, k.count);
+        else if (k.op == Op::MaxItems)
+          hi = std::min(hi, k.count);
         else if (k.op == Op::RestItems && k.count == 0 && P.nodes[k.kids[0]].only_types && !item_types)
           item_types = P.nodes[k.kids[0]].only_types;
         else {
@@ -522,7 +531,8 @@ class Compiler {
     auto it = nodes_.find(j);
     if (it != nodes_.end()) return it->second;
     if (P.nodes.size() >= opt.limits.max_subschemas)
-      error("schema has more than max_subschemas=" + std::to_string(opt.limits.max_subschemas) + " subschemas", info_.at(j));
+      error("schema has more than max_subschemas=" + std::to_string(opt.limits.max_subschemas) + " subschemas",
+            info_.at(j));
     uint32_t n = (uint32_t)P.nodes.size();
     P.nodes.emplace_back();
     node_json_.push_back(j);
@@ -662,8 +672,10 @@ class Compiler {
             if (!b) error("unknown type " + t.dump(), at, k);
             x.types |= b;
           };
-          if (v.t == Json::T::Array) for (auto& t : v.arr) add(t);
-          else add(v);
+          if (v.t == Json::T::Array)
+            for (auto& t : v.arr) add(t);
+          else
+            add(v);
           x.exclusive = d == Dialect::Draft4;  // there, 1.0 is a number but not an integer
           kws.push_back(std::move(x));
         } else if (k == "enum") {
@@ -698,11 +710,14 @@ class Compiler {
           x.num = number_of(v, at, k);
           x.exclusive = true;
           kws.push_back(std::move(x));
-        } else if (k == "maxLength" || k == "minLength" || k == "maxItems" || k == "minItems" ||
-                   k == "maxProperties" || k == "minProperties") {
-          Op op = k == "maxLength" ? Op::MaxLength : k == "minLength" ? Op::MinLength
-                : k == "maxItems" ? Op::MaxItems : k == "minItems" ? Op::MinItems
-                : k == "maxProperties" ? Op::MaxProperties : Op::MinProperties;
+        } else if (k == "maxLength" || k == "minLength" || k == "maxItems" || k == "minItems" || k == "maxProperties" ||
+                   k == "minProperties") {
+          Op op = k == "maxLength"       ? Op::MaxLength
+                  : k == "minLength"     ? Op::MinLength
+                  : k == "maxItems"      ? Op::MaxItems
+                  : k == "minItems"      ? Op::MinItems
+                  : k == "maxProperties" ? Op::MaxProperties
+                                         : Op::MinProperties;
           Keyword x = kw(op, k, &v);
           x.count = count_of(v, at, k);
           kws.push_back(std::move(x));
@@ -722,7 +737,8 @@ class Compiler {
         } else if (k == "items") {
           if (v.t == Json::T::Array && d <= Dialect::Draft201909) {
             Keyword x = kw(Op::PrefixItems, k, &v);
-            for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
+            for (size_t i = 0; i < v.arr.size(); ++i)
+              x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
             kws.push_back(std::move(x));
             if (const Json* ai = j->get("additionalItems")) {
               Keyword y = kw(Op::RestItems, "additionalItems", ai);
@@ -740,7 +756,8 @@ class Compiler {
         } else if (k == "prefixItems" && d >= Dialect::Draft202012) {
           if (v.t != Json::T::Array) error("'prefixItems' must be an array", at, k);
           Keyword x = kw(Op::PrefixItems, k, &v);
-          for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
+          for (size_t i = 0; i < v.arr.size(); ++i)
+            x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
           kws.push_back(std::move(x));
         } else if (k == "contains" && d >= Dialect::Draft6) {
           Keyword x = kw(Op::Contains, k, &v);
@@ -773,16 +790,17 @@ class Compiler {
             if (v.t != Json::T::Object) error("'" + std::string(k) + "' must be an object", at, k);
             for (auto& [pk, pv] : v.obj) {
               uint32_t c = child(&pv, at, {PathTok::of(k), PathTok::of(pk)});
-              if (k == "properties") props.props.emplace_back(key_id(pk), c);
-              else props.patterns.emplace_back(regex(pk, at, k), c);
+              if (k == "properties")
+                props.props.emplace_back(key_id(pk), c);
+              else
+                props.patterns.emplace_back(regex(pk, at, k), c);
             }
           }
         } else if (k == "propertyNames" && d >= Dialect::Draft6) {
           Keyword x = kw(Op::PropertyNames, k, &v);
           x.kids.push_back(child(&v, at, {PathTok::of(k)}));
           kws.push_back(std::move(x));
-        } else if (k == "dependencies" || k == "dependentRequired" ||
-                   k == "dependentSchemas") {
+        } else if (k == "dependencies" || k == "dependentRequired" || k == "dependentSchemas") {
           if (d < Dialect::Draft201909 && k != "dependencies") continue;
           if (v.t != Json::T::Object) error("'" + std::string(k) + "' must be an object", at, k);
           Keyword req = kw(Op::DependentRequired, k, &v), sch = kw(Op::DependentSchemas, k, &v);
@@ -805,9 +823,11 @@ class Compiler {
           if (!req.keys.empty()) kws.push_back(std::move(req));
           if (!sch.keys.empty()) kws.push_back(std::move(sch));
         } else if (k == "allOf" || k == "anyOf" || k == "oneOf") {
-          if (v.t != Json::T::Array || v.arr.empty()) error("'" + std::string(k) + "' must be a non-empty array", at, k);
+          if (v.t != Json::T::Array || v.arr.empty())
+            error("'" + std::string(k) + "' must be a non-empty array", at, k);
           Keyword x = kw(k == "allOf" ? Op::AllOf : k == "anyOf" ? Op::AnyOf : Op::OneOf, k, &v);
-          for (size_t i = 0; i < v.arr.size(); ++i) x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
+          for (size_t i = 0; i < v.arr.size(); ++i)
+            x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
           kws.push_back(std::move(x));
         } else if (k == "not") {
           Keyword x = kw(Op::Not, k, &v);
@@ -884,13 +904,24 @@ class Compiler {
 
   static bool is_simple(Op op) {
     switch (op) {
-      case Op::Type: case Op::Enum: case Op::Const: case Op::MultipleOf: case Op::Minimum:
-      case Op::Maximum: case Op::MinLength: case Op::MaxLength: case Op::Pattern: case Op::Format:
-      case Op::MinItems: case Op::MaxItems: case Op::UniqueItems: case Op::MinProperties:
-      case Op::MaxProperties: case Op::Required: case Op::DependentRequired:
-        return true;
-      default:
-        return false;
+      case Op::Type:
+      case Op::Enum:
+      case Op::Const:
+      case Op::MultipleOf:
+      case Op::Minimum:
+      case Op::Maximum:
+      case Op::MinLength:
+      case Op::MaxLength:
+      case Op::Pattern:
+      case Op::Format:
+      case Op::MinItems:
+      case Op::MaxItems:
+      case Op::UniqueItems:
+      case Op::MinProperties:
+      case Op::MaxProperties:
+      case Op::Required:
+      case Op::DependentRequired: return true;
+      default: return false;
     }
   }
 
@@ -938,8 +969,10 @@ class Compiler {
           if (x == (min ? INT64_MAX : INT64_MIN)) return;  // no int64 beyond it: left to check()
           x += min ? 1 : -1;
         }
-        if (min) b.int_min = std::max(b.int_min, x);
-        else b.int_max = std::min(b.int_max, x);
+        if (min)
+          b.int_min = std::max(b.int_min, x);
+        else
+          b.int_max = std::min(b.int_max, x);
       } else {
         return;
       }
@@ -970,10 +1003,14 @@ class Compiler {
         every &= t != 0;
         all |= t;
       }
-      if (every) node.only_types = all;
-      else if (P.dynamic) continue;  // X is entered without this node's dynamic scope
-      else if (k.kids.size() == 2 && bare(k.kids[1]) == kNull) node.or_null = (int32_t)k.kids[0];
-      else if (k.kids.size() == 2 && bare(k.kids[0]) == kNull) node.or_null = (int32_t)k.kids[1];
+      if (every)
+        node.only_types = all;
+      else if (P.dynamic)
+        continue;  // X is entered without this node's dynamic scope
+      else if (k.kids.size() == 2 && bare(k.kids[1]) == kNull)
+        node.or_null = (int32_t)k.kids[0];
+      else if (k.kids.size() == 2 && bare(k.kids[0]) == kNull)
+        node.or_null = (int32_t)k.kids[1];
     }
   }
 
@@ -1057,8 +1094,10 @@ class Compiler {
       if (k.disc_key < 0) continue;
       for (uint32_t i = 0; i < k.kids.size(); ++i) {
         const Node& c = P.nodes[k.kids[i]];
-        if (c.disc_key != k.disc_key) k.disc_rest.push_back(i);
-        else for (std::string_view s : c.disc_values) k.disc_table.emplace_back(s, i);
+        if (c.disc_key != k.disc_key)
+          k.disc_rest.push_back(i);
+        else
+          for (std::string_view s : c.disc_values) k.disc_table.emplace_back(s, i);
       }
       std::sort(k.disc_table.begin(), k.disc_table.end(), [](const auto& a, const auto& b) {
         return a.first != b.first ? shorter_or_less(a.first, b.first) : a.second < b.second;
@@ -1102,10 +1141,12 @@ class Compiler {
       for (uint32_t i = node.first; i < node.first + node.count; ++i) {
         const Keyword& k = P.keywords[i];
         switch (k.op) {
-          case Op::Ref: case Op::AllOf: case Op::AnyOf: case Op::OneOf: case Op::Not:
-          case Op::DependentSchemas:
-            edges[n].insert(edges[n].end(), k.kids.begin(), k.kids.end());
-            break;
+          case Op::Ref:
+          case Op::AllOf:
+          case Op::AnyOf:
+          case Op::OneOf:
+          case Op::Not:
+          case Op::DependentSchemas: edges[n].insert(edges[n].end(), k.kids.begin(), k.kids.end()); break;
           case Op::IfThenElse:
             edges[n].push_back(k.kids[0]);
             if (k.then_ >= 0) edges[n].push_back((uint32_t)k.then_);
@@ -1134,7 +1175,8 @@ class Compiler {
         if (i < edges[n].size()) {
           uint32_t m = edges[n][i++];
           if (color[m] == 1)
-            error("'$ref' cycle: this subschema applies itself to the same instance without end", info_.at(node_json_[m]));
+            error("'$ref' cycle: this subschema applies itself to the same instance without end",
+                  info_.at(node_json_[m]));
           if (color[m] == 0) {
             color[m] = 1;
             stack.push_back({m, 0});
@@ -1164,7 +1206,8 @@ const Program& metaschema_program(Dialect d) {
   auto& slot = cache[(int)d];
   if (!slot) {
     static const char* uris[] = {"http://json-schema.org/draft-04/schema", "http://json-schema.org/draft-06/schema",
-                                 "http://json-schema.org/draft-07/schema", "https://json-schema.org/draft/2019-09/schema",
+                                 "http://json-schema.org/draft-07/schema",
+                                 "https://json-schema.org/draft/2019-09/schema",
                                  "https://json-schema.org/draft/2020-12/schema"};
     for (auto& [uri, text] : metaschemas()) {
       if (uri == uris[(int)d]) {
@@ -1208,9 +1251,8 @@ std::shared_ptr<const Program> compile(Json schema, const Options& options) {
     std::vector<PathTok> path;
     if (!full.errors.empty()) {
       // The deepest error is the most specific one.
-      auto& e = *std::max_element(full.errors.begin(), full.errors.end(), [](auto& a, auto& b) {
-        return a.instance_path.size() < b.instance_path.size();
-      });
+      auto& e = *std::max_element(full.errors.begin(), full.errors.end(),
+                                  [](auto& a, auto& b) { return a.instance_path.size() < b.instance_path.size(); });
       path = e.instance_path;
       auto brief = [](std::string t) { return t.size() > 60 ? t.substr(0, 57) + "..." : t; };
       msg += ": " + brief(e.instance->dump()) + " fails '" + e.keyword + "'";

@@ -105,11 +105,26 @@ static Json from_element(simdjson::dom::element e) {
         for (auto m : o) j.obj.emplace_back(std::string(m.key), from_element(m.value));
       }
       break;
-    case simdjson::dom::element_type::INT64: j.t = Json::T::Int; j.i = e.get_int64().value_unsafe(); break;
-    case simdjson::dom::element_type::UINT64: j.t = Json::T::UInt; j.u = e.get_uint64().value_unsafe(); break;
-    case simdjson::dom::element_type::DOUBLE: j.t = Json::T::Float; j.d = e.get_double().value_unsafe(); break;
-    case simdjson::dom::element_type::STRING: j.t = Json::T::String; j.s = std::string(e.get_string().value_unsafe()); break;
-    case simdjson::dom::element_type::BOOL: j.t = Json::T::Bool; j.b = e.get_bool().value_unsafe(); break;
+    case simdjson::dom::element_type::INT64:
+      j.t = Json::T::Int;
+      j.i = e.get_int64().value_unsafe();
+      break;
+    case simdjson::dom::element_type::UINT64:
+      j.t = Json::T::UInt;
+      j.u = e.get_uint64().value_unsafe();
+      break;
+    case simdjson::dom::element_type::DOUBLE:
+      j.t = Json::T::Float;
+      j.d = e.get_double().value_unsafe();
+      break;
+    case simdjson::dom::element_type::STRING:
+      j.t = Json::T::String;
+      j.s = std::string(e.get_string().value_unsafe());
+      break;
+    case simdjson::dom::element_type::BOOL:
+      j.t = Json::T::Bool;
+      j.b = e.get_bool().value_unsafe();
+      break;
     case simdjson::dom::element_type::NULL_VALUE: break;
   }
   return j;
@@ -134,9 +149,12 @@ std::string pointer(const std::vector<PathTok>& path) {
       continue;
     }
     for (char c : t.key) {
-      if (c == '~') out += "~0";
-      else if (c == '/') out += "~1";
-      else out += c;
+      if (c == '~')
+        out += "~0";
+      else if (c == '/')
+        out += "~1";
+      else
+        out += c;
     }
   }
   return out;
@@ -163,10 +181,14 @@ bool dialect_from_name(std::string_view name, Dialect& out) {
       {"http://json-schema.org/draft-07/schema", Dialect::Draft7},
       {"http://json-schema.org/draft/2019-09/schema", Dialect::Draft201909},
       {"http://json-schema.org/draft/2020-12/schema", Dialect::Draft202012},
-      {"draft-04", Dialect::Draft4}, {"draft4", Dialect::Draft4},
-      {"draft-06", Dialect::Draft6}, {"draft6", Dialect::Draft6},
-      {"draft-07", Dialect::Draft7}, {"draft7", Dialect::Draft7},
-      {"2019-09", Dialect::Draft201909}, {"2020-12", Dialect::Draft202012},
+      {"draft-04", Dialect::Draft4},
+      {"draft4", Dialect::Draft4},
+      {"draft-06", Dialect::Draft6},
+      {"draft6", Dialect::Draft6},
+      {"draft-07", Dialect::Draft7},
+      {"draft7", Dialect::Draft7},
+      {"2019-09", Dialect::Draft201909},
+      {"2020-12", Dialect::Draft202012},
   };
   for (auto& [k, d] : table)
     if (n == k) {
@@ -305,8 +327,14 @@ int compare_wide(const Num& a, const Num& b) {
         return x.neg ? -c : c;
       }
     }
-    long double x = a.k == Num::F ? (long double)a.d : a.k == Num::L ? (long double)a.l : a.k == Num::U ? (long double)a.u : (long double)a.i;
-    long double y = b.k == Num::F ? (long double)b.d : b.k == Num::L ? (long double)b.l : b.k == Num::U ? (long double)b.u : (long double)b.i;
+    long double x = a.k == Num::F   ? (long double)a.d
+                    : a.k == Num::L ? (long double)a.l
+                    : a.k == Num::U ? (long double)a.u
+                                    : (long double)a.i;
+    long double y = b.k == Num::F   ? (long double)b.d
+                    : b.k == Num::L ? (long double)b.l
+                    : b.k == Num::U ? (long double)b.u
+                                    : (long double)b.i;
     return (x > y) - (x < y);
   }
   // A B is beyond 2^127 in magnitude: only another B or a double that large can compare by digits.
@@ -406,10 +434,19 @@ bool is_multiple(const Num& x, const Num& m) {
 Num num_of(const Json& j) {
   Num n;
   switch (j.t) {
-    case Json::T::Int: n.k = Num::I; n.i = j.i; break;
-    case Json::T::UInt: n.k = Num::U; n.u = j.u; break;
+    case Json::T::Int:
+      n.k = Num::I;
+      n.i = j.i;
+      break;
+    case Json::T::UInt:
+      n.k = Num::U;
+      n.u = j.u;
+      break;
     case Json::T::BigInt: return num_of_decimal(j.s);
-    default: n.k = Num::F; n.d = j.d; break;
+    default:
+      n.k = Num::F;
+      n.d = j.d;
+      break;
   }
   return n;
 }

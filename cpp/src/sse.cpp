@@ -30,9 +30,7 @@ bool all_digits(std::string_view s) {
 
 }  // namespace
 
-bool has_line_break(std::string_view s) noexcept {
-  return s.find_first_of("\r\n") != std::string_view::npos;
-}
+bool has_line_break(std::string_view s) noexcept { return s.find_first_of("\r\n") != std::string_view::npos; }
 
 bool is_valid_utf8(std::string_view s) noexcept { return simdjson::validate_utf8(s.data(), s.size()); }
 
@@ -127,8 +125,8 @@ void Decoder::line(std::string_view l, EventSink& sink) {
         d.type_.clear();
       }
     } reset{*this};
-    sink.on_event(Event{type_.empty() ? std::string_view("message") : std::string_view(type_), data_, last_id_,
-                        retry_});
+    sink.on_event(
+        Event{type_.empty() ? std::string_view("message") : std::string_view(type_), data_, last_id_, retry_});
     return;
   }
   if (l[0] == ':') return;  // a comment

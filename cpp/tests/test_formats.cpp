@@ -87,8 +87,8 @@ TEST(Formats, UnknownNamesHaveNoChecker) {
 // that matter (digits, hex, separators, out-of-range and zero-padded numbers).
 TEST(Formats, IpAddressesAgreeWithInetPton) {
   formats::Checker v4 = formats::find("ipv4"), v6 = formats::find("ipv6");
-  const char* tokens[] = {"0", "1", "9", "25", "255", "256", "01", "00", "a", "ff", "ffff", "fffff",
-                          ":", "::", ".", "1.2.3.4", "0.0.0.0", "g", " "};
+  const char* tokens[] = {"0",    "1",     "9", "25", "255", "256",     "01",      "00", "a", "ff",
+                          "ffff", "fffff", ":", "::", ".",   "1.2.3.4", "0.0.0.0", "g",  " "};
   std::mt19937 rng(12345);
   int valid6 = 0;
   for (int n = 0; n < 200000; ++n) {
@@ -141,8 +141,9 @@ TEST(Formats, FormatRelationsOnRandomStrings) {
   auto uri = f("uri"), uri_ref = f("uri-reference"), iri = f("iri"), iri_ref = f("iri-reference");
   auto host = f("hostname"), idn_host = f("idn-hostname"), email = f("email"), idn_email = f("idn-email");
   auto date_time = f("date-time"), date = f("date"), time = f("time");
-  const char* tokens[] = {"a", "Z", "0", "9", "-", ".", ":", "/", "?", "#", "@", "[", "]", "%", "%41", "//",
-                          "xn--", "T", "z", "+", "é", "\xE3\x80\x82", " ", "\"", "12", "2020-02-29", "23:59:60"};
+  const char* tokens[] = {"a", "Z",  "0",  "9",          "-",       ".",    ":", "/", "?", "#", "@",
+                          "[", "]",  "%",  "%41",        "//",      "xn--", "T", "z", "+", "é", "\xE3\x80\x82",
+                          " ", "\"", "12", "2020-02-29", "23:59:60"};
   std::mt19937 rng(99);
   int counts[4] = {0, 0, 0, 0};
   for (int n = 0; n < 200000; ++n) {
@@ -205,10 +206,12 @@ TEST(Formats, CasesBeyondTheSuite) {
       {"duration", "P1YT1S", true},
       {"duration", "PT1H1D", false},
       {"duration", "P1DT1HT1M", false},
-      {"hostname", std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." +
-                       std::string(61, 'd'), true},  // 253 octets
-      {"hostname", std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." +
-                       std::string(62, 'd'), false},
+      {"hostname",
+       std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." + std::string(61, 'd'),
+       true},  // 253 octets
+      {"hostname",
+       std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." + std::string(62, 'd'),
+       false},
       {"idn-hostname", "M\xC3\xBCnchen.de", false},  // upper case is DISALLOWED in a U-label
       {"idn-hostname", "m\xC3\xBCnchen.de", true},
       {"uri", "http://[v7.a:b]/", true},

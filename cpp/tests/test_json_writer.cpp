@@ -33,8 +33,10 @@ std::pair<std::string, int> digits_of(const std::string& text) {
   int point = -1, exp = 0;
   size_t i = text[0] == '-' ? 1 : 0;
   for (; i < text.size() && text[i] != 'e'; ++i) {
-    if (text[i] == '.') point = static_cast<int>(digits.size());
-    else digits += text[i];
+    if (text[i] == '.')
+      point = static_cast<int>(digits.size());
+    else
+      digits += text[i];
   }
   if (i < text.size()) exp = std::stoi(text.substr(i + 1));
   if (point < 0) point = static_cast<int>(digits.size());
@@ -193,11 +195,16 @@ TEST(JsonWriterString, EveryPositionInLongRuns) {
         in[at] = special;
         std::string expected = "\"";
         for (char c : in) {
-          if (c == '"') expected += "\\\"";
-          else if (c == '\\') expected += "\\\\";
-          else if (c == '\n') expected += "\\n";
-          else if (c == '\x01') expected += "\\u0001";
-          else expected += c;
+          if (c == '"')
+            expected += "\\\"";
+          else if (c == '\\')
+            expected += "\\\\";
+          else if (c == '\n')
+            expected += "\\n";
+          else if (c == '\x01')
+            expected += "\\u0001";
+          else
+            expected += c;
         }
         expected += '"';
         ASSERT_EQ(str(in), expected) << len << " " << at;
@@ -354,13 +361,20 @@ TEST(JsonWriterString, DenseEscapesMatchAByteByByteReference) {
     }
     std::string expected = "\"";
     for (unsigned char c : in) {
-      if (c == '"') expected += "\\\"";
-      else if (c == '\\') expected += "\\\\";
-      else if (c == '\n') expected += "\\n";
-      else if (c == '\t') expected += "\\t";
-      else if (c == 0x01) expected += "\\u0001";
-      else if (c == 0x1f) expected += "\\u001f";
-      else expected += static_cast<char>(c);
+      if (c == '"')
+        expected += "\\\"";
+      else if (c == '\\')
+        expected += "\\\\";
+      else if (c == '\n')
+        expected += "\\n";
+      else if (c == '\t')
+        expected += "\\t";
+      else if (c == 0x01)
+        expected += "\\u0001";
+      else if (c == 0x1f)
+        expected += "\\u001f";
+      else
+        expected += static_cast<char>(c);
     }
     expected += '"';
     JsonWriter w;
@@ -392,8 +406,8 @@ TEST(JsonIndent, LaysOutLikeJsonDumpsIndent) {
 TEST(JsonIndent, SpellsFloatsLikePydantic) {
   using mcp_native::FloatSpelling;
   // Exponent -5 as a plain decimal, other negative exponents unpadded, positive ones as repr.
-  EXPECT_EQ(laid_out(R"([1e-05,-2.5e-05,1.5e-07,-1e-300,1e+16,0.0001,2.5,"1e-05"])", std::nullopt,
-                     FloatSpelling::kPydantic),
-            R"([0.00001,-0.000025,1.5e-7,-1e-300,1e+16,0.0001,2.5,"1e-05"])");
+  EXPECT_EQ(
+      laid_out(R"([1e-05,-2.5e-05,1.5e-07,-1e-300,1e+16,0.0001,2.5,"1e-05"])", std::nullopt, FloatSpelling::kPydantic),
+      R"([0.00001,-0.000025,1.5e-7,-1e-300,1e+16,0.0001,2.5,"1e-05"])");
   EXPECT_EQ(laid_out(R"({"k":9.5e-05})", 1, FloatSpelling::kPydantic), "{\n \"k\": 0.000095\n}");
 }

@@ -37,8 +37,14 @@ std::string id_text(const rpc::RequestId& id) {
 struct Collect : rpc::MessageSink {
   std::vector<Seen> seen;
   void on_message(const rpc::Message& m) override {
-    Seen s{m.kind, id_text(m.id), std::string(m.method), m.has_body ? simdjson::minify(m.body) : "",
-           m.error_code, std::string(m.response), m.exact, std::string(m.line)};
+    Seen s{m.kind,
+           id_text(m.id),
+           std::string(m.method),
+           m.has_body ? simdjson::minify(m.body) : "",
+           m.error_code,
+           std::string(m.response),
+           m.exact,
+           std::string(m.line)};
     seen.push_back(std::move(s));
   }
 };
@@ -188,7 +194,8 @@ TEST(JsonRpcDecoder, ErrorResponseEscapesStringIds) {
   rpc::RequestId id;
   id.kind = rpc::RequestId::Kind::String;
   id.string_value = "a\"\\\n\x01";
-  rpc::write_error_response(out, mcp_native::ProtocolVersion::v2026_07_28, id, rpc::kInvalidRequest, "Invalid Request", "");
+  rpc::write_error_response(out, mcp_native::ProtocolVersion::v2026_07_28, id, rpc::kInvalidRequest, "Invalid Request",
+                            "");
   EXPECT_EQ(out, R"({"jsonrpc":"2.0","id":"a\"\\\n\u0001","error":{"code":-32600,"message":"Invalid Request"}})"
                  "\n");
 }
@@ -212,10 +219,28 @@ TEST(JsonRpcDecoder, ProtocolVersionNames) {
 TEST(JsonRpcDecoder, RandomBytesInRandomPiecesDecodeLikeOneFeed) {
   // Fragments of JSON-RPC text and junk, glued at random and fed in random pieces: the same
   // messages as one feed, and no crash (this test also runs under the sanitizers).
-  const std::vector<std::string> parts = {
-      R"({"jsonrpc":"2.0")", R"(,"id":1)", R"(,"id":"x")", R"(,"method":"m")", R"(,"params":{"a":[1,2]})",
-      R"(,"result":{})", R"(,"error":{"code":1,"message":"e"})", "}", "{", "[", "]", "\n", "\r\n", "\r", " ",
-      "\"", "\\", "\xff", "\xc3\xa9", "1e999", "null", std::string(1, '\0')};
+  const std::vector<std::string> parts = {R"({"jsonrpc":"2.0")",
+                                          R"(,"id":1)",
+                                          R"(,"id":"x")",
+                                          R"(,"method":"m")",
+                                          R"(,"params":{"a":[1,2]})",
+                                          R"(,"result":{})",
+                                          R"(,"error":{"code":1,"message":"e"})",
+                                          "}",
+                                          "{",
+                                          "[",
+                                          "]",
+                                          "\n",
+                                          "\r\n",
+                                          "\r",
+                                          " ",
+                                          "\"",
+                                          "\\",
+                                          "\xff",
+                                          "\xc3\xa9",
+                                          "1e999",
+                                          "null",
+                                          std::string(1, '\0')};
   std::uint64_t state = 42;
   auto next = [&] {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -246,7 +271,9 @@ TEST(JsonRpcDecoder, ValidJsonBeyondSimdjsonIsClassifiedOnPlaceholders) {
   EXPECT_FALSE(r.exact);
   EXPECT_EQ(r.line, line);
   EXPECT_EQ(r.method, "m\xef\xbf\xbd");  // the placeholder: the caller reads the line instead
-  EXPECT_EQ(r.body, "{\"a\":0.0,\"b\":\"\xef\xbf\xbd" "x\"}");
+  EXPECT_EQ(r.body,
+            "{\"a\":0.0,\"b\":\"\xef\xbf\xbd"
+            "x\"}");
 
   // Surrogate pairs and plain values stay; the line is exact when simdjson reads it.
   auto pair = one(R"({"jsonrpc":"2.0","method":"\ud83d\ude00","params":{"n":12345678901234567890}})");
@@ -259,7 +286,8 @@ TEST(JsonRpcDecoder, InvalidMessagesBeyondSimdjsonAnswerWithTheIdAsWritten) {
   EXPECT_EQ(big.kind, rpc::MessageKind::Invalid);
   EXPECT_TRUE(big.exact);
   EXPECT_EQ(big.id, "j:123456789012345678901234567890");
-  EXPECT_EQ(big.response.rfind(R"({"jsonrpc":"2.0","id":123456789012345678901234567890,"error":{"code":-32600,)", 0), 0u)
+  EXPECT_EQ(big.response.rfind(R"({"jsonrpc":"2.0","id":123456789012345678901234567890,"error":{"code":-32600,)", 0),
+            0u)
       << big.response;
   auto str = one(R"({"jsonrpc":"1.0","id": "a\ud800" ,"result":{}})");
   EXPECT_EQ(str.id, R"(j:"a\ud800")");

@@ -22,9 +22,7 @@ std::filesystem::path suite_dir() {
   return shared / "json-schema-test-suite" / "tests";
 }
 
-bool matches(std::string_view pattern, std::string_view subject) {
-  return Regex(pattern).search(subject);
-}
+bool matches(std::string_view pattern, std::string_view subject) { return Regex(pattern).search(subject); }
 
 // Decides a suite test for the schemas that exercise only regular expressions:
 // {"pattern": p}, {"format": "regex"} (either optionally with "type": "string"), and
@@ -41,13 +39,10 @@ bool decide(simdjson::dom::object schema, simdjson::dom::element data, bool& val
       has_pattern = true;
     } else if (key == "format" && field.value.get(format) == simdjson::SUCCESS && format == "regex") {
       has_format = true;
-    } else if (key == "type" && field.value.get(type) == simdjson::SUCCESS &&
-               (type == "string" || type == "object")) {
-    } else if (key == "patternProperties" &&
-               field.value.get(pattern_properties) == simdjson::SUCCESS) {
+    } else if (key == "type" && field.value.get(type) == simdjson::SUCCESS && (type == "string" || type == "object")) {
+    } else if (key == "patternProperties" && field.value.get(pattern_properties) == simdjson::SUCCESS) {
       has_pattern_properties = true;
-    } else if (key == "additionalProperties" && field.value.is_bool() &&
-               !bool(field.value.get_bool())) {
+    } else if (key == "additionalProperties" && field.value.is_bool() && !bool(field.value.get_bool())) {
       closed = true;
     } else {
       return false;
@@ -68,8 +63,7 @@ bool decide(simdjson::dom::object schema, simdjson::dom::element data, bool& val
   for (auto property : pattern_properties) {
     simdjson::dom::object sub;
     bool accept_all = property.value.is_bool() ? bool(property.value.get_bool())
-                                               : property.value.get(sub) == simdjson::SUCCESS &&
-                                                     sub.size() == 0;
+                                               : property.value.get(sub) == simdjson::SUCCESS && sub.size() == 0;
     if (!accept_all) return false;
     regexes.emplace_back(property.key);
   }
@@ -91,8 +85,11 @@ bool decide(simdjson::dom::object schema, simdjson::dom::element data, bool& val
 
 TEST(RegexSuite, OfficialPatternTests) {
   const char* drafts[] = {"draft4", "draft6", "draft7", "draft2019-09", "draft2020-12"};
-  const char* files[] = {"pattern.json", "patternProperties.json", "optional/ecmascript-regex.json",
-                         "optional/non-bmp-regex.json", "optional/format/ecmascript-regex.json",
+  const char* files[] = {"pattern.json",
+                         "patternProperties.json",
+                         "optional/ecmascript-regex.json",
+                         "optional/non-bmp-regex.json",
+                         "optional/format/ecmascript-regex.json",
                          "optional/format/regex.json"};
   simdjson::dom::parser parser;
   int passed = 0, total = 0;
@@ -130,8 +127,8 @@ TEST(Regex, EcmaSemantics) {
   EXPECT_FALSE(matches("^abc$", "abc\n"));
   EXPECT_TRUE(matches("^\\v$", "\x0b"));
   EXPECT_FALSE(matches("^\\v$", "\n"));
-  EXPECT_TRUE(matches("^.$", "\xC3\xA9"));        // é is one code point
-  EXPECT_FALSE(matches("^.$", "\xE2\x80\xA8"));    // U+2028 is a line terminator
+  EXPECT_TRUE(matches("^.$", "\xC3\xA9"));       // é is one code point
+  EXPECT_FALSE(matches("^.$", "\xE2\x80\xA8"));  // U+2028 is a line terminator
   EXPECT_FALSE(matches("^.$", "\r"));
   EXPECT_TRUE(matches("^\\u00e9\\u{1F432}$", "\xC3\xA9\xF0\x9F\x90\xB2"));
   EXPECT_TRUE(matches("^\\uD83D\\uDC32$", "\xF0\x9F\x90\xB2"));  // surrogate pair
@@ -180,11 +177,26 @@ TEST(Regex, PlainTextPatterns) {
 }
 
 TEST(Regex, RejectsWhatEcmaRejects) {
-  for (const char* bad : {"\\a", "\\e", "\\z", "\\Q", "\\-", "(?i)a", "(?P<n>x)", "(?#c)",
-                          "(*ACCEPT)", "a++", "a**", "*a", "a{", "a{1", "}", "]", "(", ")",
-                          "\\c1", "\\x4", "\\u12", "\\u{110000}", "\\01", "[b-a]", "[\\d-z]",
-                          "\\p{Letterz}", "\\p{letter}", "\\p{gc=Q}", "(?=a)*", "^*", "\\b+",
-                          "\\2(a)", "\\k<x>", "(?<=\\k<n>)a", "(?<=\\1)a", "[\\1]", "\\", "[a", "(?<1a>x)", "(?<n>a)(?<n>b)"}) {
+  for (const char* bad : {"\\a",         "\\e",
+                          "\\z",         "\\Q",
+                          "\\-",         "(?i)a",
+                          "(?P<n>x)",    "(?#c)",
+                          "(*ACCEPT)",   "a++",
+                          "a**",         "*a",
+                          "a{",          "a{1",
+                          "}",           "]",
+                          "(",           ")",
+                          "\\c1",        "\\x4",
+                          "\\u12",       "\\u{110000}",
+                          "\\01",        "[b-a]",
+                          "[\\d-z]",     "\\p{Letterz}",
+                          "\\p{letter}", "\\p{gc=Q}",
+                          "(?=a)*",      "^*",
+                          "\\b+",        "\\2(a)",
+                          "\\k<x>",      "(?<=\\k<n>)a",
+                          "(?<=\\1)a",   "[\\1]",
+                          "\\",          "[a",
+                          "(?<1a>x)",    "(?<n>a)(?<n>b)"}) {
     EXPECT_THROW(Regex{bad}, RegexError) << bad;
     EXPECT_FALSE(Regex::is_valid(bad)) << bad;
   }

@@ -41,8 +41,10 @@ bool guided(const Program& P, Evaluator<DomView, false>& ev, DomView::Value v, u
   if (k == Kind::Array) {
     DomView::arr_each(env, v, [&](size_t i, DomView::Value x) {
       int64_t kid = -1;
-      if (prefix && i < prefix->kids.size()) kid = prefix->kids[i];
-      else if (rest && i >= rest->count) kid = rest->kids[0];
+      if (prefix && i < prefix->kids.size())
+        kid = prefix->kids[i];
+      else if (rest && i >= rest->count)
+        kid = rest->kids[0];
       return ok = kid < 0 || guided(P, ev, x, (uint32_t)kid);
     });
   }
@@ -169,7 +171,8 @@ TEST(Schema, BranchesByType) {
   EXPECT_FALSE(valid(t, R"({"root":["a",{"tag":"b","content":[null]}]})"));
   EXPECT_FALSE(valid(t, R"({"root":1})"));
   EXPECT_FALSE(valid(t, R"({"root":{"tag":"x","other":1}})"));
-  const char* d4 = R"({"$schema":"http://json-schema.org/draft-04/schema#","oneOf":[{"type":"integer"},{"type":"string"}]})";
+  const char* d4 =
+      R"({"$schema":"http://json-schema.org/draft-04/schema#","oneOf":[{"type":"integer"},{"type":"string"}]})";
   EXPECT_FALSE(valid(d4, "1.0"));  // draft-04: a float is never an integer
   EXPECT_TRUE(valid(d4, "1"));
 }

@@ -33,7 +33,8 @@ std::vector<Seen> parse(const std::vector<std::string>& chunks) {
 
 TEST(SseDecoder, FieldsAndDispatch) {
   using namespace std::string_literals;
-  auto got = parse({"\xEF\xBB\xBF: comment\nretry: 10\nid: 7\nevent: e\ndata: a\ndata:  b\n\ndata\n\nid: x\0y\nevent: z\n\ndata: q\n\n"s});
+  auto got = parse(
+      {"\xEF\xBB\xBF: comment\nretry: 10\nid: 7\nevent: e\ndata: a\ndata:  b\n\ndata\n\nid: x\0y\nevent: z\n\ndata: q\n\n"s});
   ASSERT_EQ(got.size(), 3u);
   EXPECT_EQ(got[0], (Seen{"e", "a\n b", "7", "10"}));
   EXPECT_EQ(got[1], (Seen{"message", "", "7", "10"}));
@@ -41,7 +42,9 @@ TEST(SseDecoder, FieldsAndDispatch) {
 }
 
 TEST(SseDecoder, EverySplitGivesTheSameEvents) {
-  const std::string stream = "\xEF\xBB\xBF" "data: 1\r\n\r\ndata: 2\r\rid: a\nretry: x\ndata:3\n\ndata: unfinished\n";
+  const std::string stream =
+      "\xEF\xBB\xBF"
+      "data: 1\r\n\r\ndata: 2\r\rid: a\nretry: x\ndata:3\n\ndata: unfinished\n";
   const auto whole = parse({stream});
   ASSERT_EQ(whole.size(), 3u);
   for (std::size_t i = 0; i <= stream.size(); ++i) {
@@ -69,8 +72,9 @@ TEST(SseEncoder, WritesOneDataLinePerLine) {
 }
 
 TEST(SseDecoder, RandomBytesInRandomPiecesParseLikeOneFeed) {
-  const std::vector<std::string> parts = {"data", "event", "id", "retry", ":", " ", "\r", "\n", "\r\n",
-                                          "x", "12", "\xEF\xBB\xBF", "\xC3", "\xA9", "\xFF", std::string(1, '\0')};
+  const std::vector<std::string> parts = {
+      "data", "event", "id", "retry",        ":",    " ",    "\r",   "\n",
+      "\r\n", "x",     "12", "\xEF\xBB\xBF", "\xC3", "\xA9", "\xFF", std::string(1, '\0')};
   std::uint64_t state = 7;
   auto next = [&] {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;

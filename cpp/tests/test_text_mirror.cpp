@@ -45,8 +45,7 @@ class TextMirrorKernel : public testing::TestWithParam<MirrorKernel> {
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, TextMirrorKernel,
-                         testing::Values(MirrorKernel::kPortable, MirrorKernel::kSsse3),
+INSTANTIATE_TEST_SUITE_P(Kernels, TextMirrorKernel, testing::Values(MirrorKernel::kPortable, MirrorKernel::kSsse3),
                          [](const testing::TestParamInfo<MirrorKernel>& info) {
                            return std::string(info.param == MirrorKernel::kSsse3 ? "ssse3" : "portable");
                          });

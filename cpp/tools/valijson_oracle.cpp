@@ -25,56 +25,55 @@ using nlohmann::json;
 using valijson::adapters::NlohmannJsonAdapter;
 
 json run_case(const json& c) {
-    if (!c.is_object() || !c.contains("schema") || !c.contains("instances") ||
-        !c["instances"].is_array()) {
-        return {{"schema_error", "case must be an object with \"schema\" and an \"instances\" array"}};
-    }
-    valijson::Schema schema;
+  if (!c.is_object() || !c.contains("schema") || !c.contains("instances") || !c["instances"].is_array()) {
+    return {{"schema_error", "case must be an object with \"schema\" and an \"instances\" array"}};
+  }
+  valijson::Schema schema;
+  try {
+    valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+    parser.populateSchema(NlohmannJsonAdapter(c["schema"]), schema);
+  } catch (const std::exception& e) {
+    return {{"schema_error", e.what()}};
+  }
+  json verdicts = json::array();
+  // One validator per case: it caches compiled regexes, as a long-lived user would.
+  valijson::Validator validator;
+  for (const json& instance : c["instances"]) {
     try {
-        valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
-        parser.populateSchema(NlohmannJsonAdapter(c["schema"]), schema);
+      verdicts.push_back(validator.validate(schema, NlohmannJsonAdapter(instance), nullptr));
     } catch (const std::exception& e) {
-        return {{"schema_error", e.what()}};
+      verdicts.push_back({{"error", e.what()}});
     }
-    json verdicts = json::array();
-    // One validator per case: it caches compiled regexes, as a long-lived user would.
-    valijson::Validator validator;
-    for (const json& instance : c["instances"]) {
-        try {
-            verdicts.push_back(validator.validate(schema, NlohmannJsonAdapter(instance), nullptr));
-        } catch (const std::exception& e) {
-            verdicts.push_back({{"error", e.what()}});
-        }
-    }
-    return {{"valid", verdicts}};
+  }
+  return {{"valid", verdicts}};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::cerr << "usage: " << argv[0] << " CASES.json\n";
-        return 2;
-    }
-    std::ifstream in(argv[1], std::ios::binary);
-    if (!in) {
-        std::cerr << "valijson_oracle: cannot open " << argv[1] << "\n";
-        return 2;
-    }
-    json cases;
-    try {
-        cases = json::parse(in);
-    } catch (const std::exception& e) {
-        std::cerr << "valijson_oracle: " << argv[1] << ": " << e.what() << "\n";
-        return 2;
-    }
-    if (!cases.is_array()) {
-        std::cerr << "valijson_oracle: " << argv[1] << ": expected a JSON array of cases\n";
-        return 2;
-    }
-    for (const json& c : cases) {
-        // Messages may quote schema text; replace invalid UTF-8 rather than fail to print.
-        std::cout << run_case(c).dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
-    }
-    return 0;
+  if (argc != 2) {
+    std::cerr << "usage: " << argv[0] << " CASES.json\n";
+    return 2;
+  }
+  std::ifstream in(argv[1], std::ios::binary);
+  if (!in) {
+    std::cerr << "valijson_oracle: cannot open " << argv[1] << "\n";
+    return 2;
+  }
+  json cases;
+  try {
+    cases = json::parse(in);
+  } catch (const std::exception& e) {
+    std::cerr << "valijson_oracle: " << argv[1] << ": " << e.what() << "\n";
+    return 2;
+  }
+  if (!cases.is_array()) {
+    std::cerr << "valijson_oracle: " << argv[1] << ": expected a JSON array of cases\n";
+    return 2;
+  }
+  for (const json& c : cases) {
+    // Messages may quote schema text; replace invalid UTF-8 rather than fail to print.
+    std::cout << run_case(c).dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
+  }
+  return 0;
 }

@@ -16,7 +16,9 @@ from . import build_info
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mcp_native", description="Native wire handling for Python MCP servers.")
+    parser = argparse.ArgumentParser(
+        prog="python -m mcp_native", description="Native wire handling for Python MCP servers."
+    )
     # Not argparse's action="version": it would re-wrap the lines of the build information.
     parser.add_argument("--version", action="store_true", help="print the version and what this build was made with")
     commands = parser.add_subparsers(dest="command")
@@ -24,7 +26,9 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("-m", dest="module", help="run a module, as python -m does")
     run.add_argument("--output-validation", choices=("error", "warn", "off"), default="error")
     run.add_argument("--report", action="store_true", help="print what the adapters patch to stderr first")
-    run.add_argument("target", nargs=argparse.REMAINDER, help="the script and its arguments (or, with -m, the module's arguments)")
+    run.add_argument(
+        "target", nargs=argparse.REMAINDER, help="the script and its arguments (or, with -m, the module's arguments)"
+    )
     args = parser.parse_args(argv)
 
     if args.version:

@@ -42,7 +42,9 @@ _THEMES = ("light", "dark")
 def check_version(protocol_version: object) -> ProtocolVersion:
     """The version named, if the package has its schema."""
     if not isinstance(protocol_version, str) or protocol_version not in PROTOCOL_VERSIONS:
-        raise ValueError(f"protocol_version: unsupported {protocol_version!r}, expected one of {', '.join(PROTOCOL_VERSIONS)}")
+        raise ValueError(
+            f"protocol_version: unsupported {protocol_version!r}, expected one of {', '.join(PROTOCOL_VERSIONS)}"
+        )
     return ProtocolVersion(protocol_version)
 
 
@@ -194,7 +196,9 @@ def _finish(out: dict[str, Any], annotations: object, meta: object) -> dict[str,
     return out
 
 
-def text(text: str, *, annotations: Mapping[str, Any] | None = None, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def text(
+    text: str, *, annotations: Mapping[str, Any] | None = None, meta: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """A ``TextContent`` block."""
     return _finish({"type": "text", "text": _str("text", text)}, annotations, meta)
 

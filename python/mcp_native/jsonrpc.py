@@ -202,7 +202,4 @@ class Decoder:
         return self._decoder.pending_bytes
 
     def __repr__(self) -> str:
-        return (
-            f"Decoder(max_message_bytes={self.max_message_bytes}, "
-            f"protocol_version={self.protocol_version!r})"
-        )
+        return f"Decoder(max_message_bytes={self.max_message_bytes}, protocol_version={self.protocol_version!r})"

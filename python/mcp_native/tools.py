@@ -79,7 +79,9 @@ def _check_schema_shape(field: str, schema: object, version: ProtocolVersion, ob
     if not isinstance(schema, Mapping):
         raise TypeError(f"{field}: expected a JSON Schema dict, got {type(schema).__name__}")
     if object_root and schema.get("type") != "object":
-        raise ValueError(f'{field}: protocol version {version} requires "type": "object" at the root, got {schema.get("type")!r}')
+        raise ValueError(
+            f'{field}: protocol version {version} requires "type": "object" at the root, got {schema.get("type")!r}'
+        )
     if "$schema" in schema and not isinstance(schema["$schema"], str):
         raise TypeError(f"{field}.$schema: expected str, got {type(schema['$schema']).__name__}")
     if object_root and not version.structured_content_any_json:
@@ -128,14 +130,24 @@ def _result_defs(version: ProtocolVersion) -> dict[str, Any]:
     icon = {
         "type": "object",
         "required": ["src"],
-        "properties": {"src": string, "mimeType": string, "sizes": {"type": "array", "items": string}, "theme": {"enum": ["dark", "light"], "type": "string"}},
+        "properties": {
+            "src": string,
+            "mimeType": string,
+            "sizes": {"type": "array", "items": string},
+            "theme": {"enum": ["dark", "light"], "type": "string"},
+        },
     }
 
     def block(kind: str, required: list[str], **props: Any) -> dict[str, Any]:
         return {
             "type": "object",
             "required": [*required, "type"],
-            "properties": {"type": {"const": kind}, "_meta": meta, "annotations": {"$ref": "#/$defs/annotations"}, **props},
+            "properties": {
+                "type": {"const": kind},
+                "_meta": meta,
+                "annotations": {"$ref": "#/$defs/annotations"},
+                **props,
+            },
         }
 
     binary = {"data": string, "mimeType": string}
@@ -162,12 +174,21 @@ def _result_defs(version: ProtocolVersion) -> dict[str, Any]:
         "properties": {"type": {"enum": list(blocks)}},
         "allOf": [{"if": {"properties": {"type": {"const": k}}}, "then": v} for k, v in blocks.items()],
     }
-    props: dict[str, Any] = {"content": {"type": "array", "items": {"$ref": "#/$defs/block"}}, "isError": {"type": "boolean"}}
+    props: dict[str, Any] = {
+        "content": {"type": "array", "items": {"$ref": "#/$defs/block"}},
+        "isError": {"type": "boolean"},
+    }
     if latest:
         implementation = {
             "type": "object",
             "required": ["name", "version"],
-            "properties": {"name": string, "version": string, "title": string, "websiteUrl": string, "icons": {"type": "array", "items": {"$ref": "#/$defs/icon"}}},
+            "properties": {
+                "name": string,
+                "version": string,
+                "title": string,
+                "websiteUrl": string,
+                "icons": {"type": "array", "items": {"$ref": "#/$defs/icon"}},
+            },
         }
         props["_meta"] = {"type": "object", "properties": {"io.modelcontextprotocol/serverInfo": implementation}}
         props["resultType"] = string
@@ -206,7 +227,6 @@ def _shared_result_checker(version: ProtocolVersion) -> Any:
     return _result_checker(version, None)
 
 
-
 _TASK_SUPPORT = ("forbidden", "optional", "required")
 
 # 2025-11-25, "Tool names": 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "." (a SHOULD).
@@ -234,7 +254,18 @@ class Tool(_core.ResponseWriter):
     not send it) or ``"error_result"``: send an ``isError`` result naming the violations instead.
     """
 
-    __slots__ = ("_checker", "_complete", "_input", "_object_only", "_output", "_version", "definition", "name", "on_invalid", "protocol_version")
+    __slots__ = (
+        "_checker",
+        "_complete",
+        "_input",
+        "_object_only",
+        "_output",
+        "_version",
+        "definition",
+        "name",
+        "on_invalid",
+        "protocol_version",
+    )
 
     def __init__(
         self,
@@ -260,13 +291,19 @@ class Tool(_core.ResponseWriter):
             warnings.warn(
                 f"tool name {name!r}: protocol version {version} says tool names SHOULD be 1 to 128 characters"
                 " of A-Z, a-z, 0-9, '_', '-' and '.'; some clients reject other names",
-                UserWarning, stacklevel=2)
+                UserWarning,
+                stacklevel=2,
+            )
         if on_invalid not in _ON_INVALID:
             raise ValueError(f"on_invalid: {on_invalid!r} is not one of {', '.join(_ON_INVALID)}")
         if input_schema is None:
             input_schema = {"type": "object", "additionalProperties": False}
         inp = _check_schema_shape("input_schema", input_schema, version, True)
-        out = None if output_schema is None else _check_schema_shape("output_schema", output_schema, version, not version.structured_content_any_json)
+        out = (
+            None
+            if output_schema is None
+            else _check_schema_shape("output_schema", output_schema, version, not version.structured_content_any_json)
+        )
 
         d: dict[str, Any] = {"name": name}
         for field, value in (("title", title), ("description", description)):
@@ -284,7 +321,9 @@ class Tool(_core.ResponseWriter):
                 if k not in _TOOL_ANNOTATIONS:
                     raise ValueError(f"annotations: unknown field {k!r} (allowed: {', '.join(_TOOL_ANNOTATIONS)})")
                 if type(v) is not _TOOL_ANNOTATIONS[k]:
-                    raise TypeError(f"annotations.{k}: expected {_TOOL_ANNOTATIONS[k].__name__}, got {type(v).__name__}")
+                    raise TypeError(
+                        f"annotations.{k}: expected {_TOOL_ANNOTATIONS[k].__name__}, got {type(v).__name__}"
+                    )
             d["annotations"] = dict(annotations)
         if icons is not None:
             d["icons"] = check_icons("icons", icons, version)
@@ -322,7 +361,13 @@ class Tool(_core.ResponseWriter):
         super().__init__(self._output, (1 if self._complete else 0) | (2 if self._object_only else 0))
 
     @classmethod
-    def from_definition(cls, definition: Mapping[str, Any], *, on_invalid: str = "raise", protocol_version: str = LATEST_PROTOCOL_VERSION) -> Tool:
+    def from_definition(
+        cls,
+        definition: Mapping[str, Any],
+        *,
+        on_invalid: str = "raise",
+        protocol_version: str = LATEST_PROTOCOL_VERSION,
+    ) -> Tool:
         """A tool from its ``Tool`` definition dict, e.g. as a client receives it from
         ``tools/list`` (to check arguments before calling and results after). The fields the
         version defines are checked as by the constructor; others are left out."""
@@ -331,13 +376,18 @@ class Tool(_core.ResponseWriter):
         if "name" not in definition or "inputSchema" not in definition:
             raise ValueError("definition: 'name' and 'inputSchema' are required")
         return cls(
-            definition["name"], input_schema=definition["inputSchema"], output_schema=definition.get("outputSchema"),
-            title=definition.get("title"), description=definition.get("description"),
-            annotations=definition.get("annotations"), icons=definition.get("icons"),
+            definition["name"],
+            input_schema=definition["inputSchema"],
+            output_schema=definition.get("outputSchema"),
+            title=definition.get("title"),
+            description=definition.get("description"),
+            annotations=definition.get("annotations"),
+            icons=definition.get("icons"),
             # other versions define no execution: ignored there, as unknown fields are
             execution=definition.get("execution") if check_version(protocol_version).has_tool_execution else None,
             meta=definition.get("_meta"),
-            on_invalid=on_invalid, protocol_version=protocol_version,
+            on_invalid=on_invalid,
+            protocol_version=protocol_version,
         )
 
     def __repr__(self) -> str:
@@ -361,13 +411,24 @@ class Tool(_core.ResponseWriter):
         if arguments is None:
             arguments = {}
         if not isinstance(arguments, dict):
-            return {"error": {"code": INVALID_PARAMS, "message": f"Invalid params: arguments of tool {self.name!r} must be an object, got {type(arguments).__name__}"}}
+            return {
+                "error": {
+                    "code": INVALID_PARAMS,
+                    "message": f"Invalid params: arguments of tool {self.name!r} must be an object, got {type(arguments).__name__}",
+                }
+            }
         if self._input.is_valid(arguments):
             return None
         errors = list(self._input.iter_errors(arguments))
         if not self._version.argument_errors_are_results:
             data = [{"path": _pointer(e.instance_path), "message": e.message} for e in errors]
-            return {"error": {"code": INVALID_PARAMS, "message": f"Invalid params for tool {self.name!r}", "data": {"errors": data}}}
+            return {
+                "error": {
+                    "code": INVALID_PARAMS,
+                    "message": f"Invalid params for tool {self.name!r}",
+                    "data": {"errors": data},
+                }
+            }
         return {"result": self._error_result(_error_text(self.name, errors, "Invalid arguments"))}
 
     # -- server side: results -----------------------------------------------------------------
@@ -380,7 +441,9 @@ class Tool(_core.ResponseWriter):
 
     def _check_structured(self, structured: Any) -> None:
         if self._object_only and not isinstance(structured, dict):
-            raise TypeError(f"structured: protocol versions before 2026-07-28 require an object (dict), got {type(structured).__name__}")
+            raise TypeError(
+                f"structured: protocol versions before 2026-07-28 require an object (dict), got {type(structured).__name__}"
+            )
 
     def _check_content(self, content: Any) -> list[Any]:
         if not isinstance(content, list):
@@ -397,7 +460,11 @@ class Tool(_core.ResponseWriter):
             first = errors[0]
             raise ValidationError(
                 f"result of tool {self.name!r} violates its output schema: {first.message}",
-                first.instance_path, first.schema_path, first.keyword, first.instance, errors,
+                first.instance_path,
+                first.schema_path,
+                first.keyword,
+                first.instance,
+                errors,
             )
         return self._error_result(_error_text(self.name, errors, "Invalid result"))
 
@@ -428,7 +495,9 @@ class Tool(_core.ResponseWriter):
             if not any(b.get("type") == "text" for b in blocks):
                 blocks.insert(0, {"type": "text", "text": _dumps(structured).decode()})
         elif self._output is not None and not is_error:
-            raise ValueError(f"structured: tool {self.name!r} declares an output schema, so a successful result must carry structured content")
+            raise ValueError(
+                f"structured: tool {self.name!r} declares an output schema, so a successful result must carry structured content"
+            )
         r["content"] = blocks
         if is_error:
             r["isError"] = True

@@ -73,21 +73,38 @@ def main(out: Path) -> None:
         if isinstance(schema, dict) and "format" in schema and isinstance(data, str):
             write(out, "cpp_regex_formats", data.encode() + b"\0" + data.encode())
         if isinstance(schema, dict) and schema.get("type") == "object":
-            write(out, "tool", json.dumps([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}, data]).encode())
+            write(
+                out,
+                "tool",
+                json.dumps([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}, data]).encode(),
+            )
     examples = mcp_examples()
     for i, ex in enumerate(examples):
         write(out, "loads", json.dumps(ex).encode())
         line = json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"arguments": ex}}).encode()
-        write(out, "jsonrpc", line + b"\n" + json.dumps({"jsonrpc": "2.0", "id": i, "result": {"x": ex}}).encode() + b"\r\n")
+        write(
+            out,
+            "jsonrpc",
+            line + b"\n" + json.dumps({"jsonrpc": "2.0", "id": i, "result": {"x": ex}}).encode() + b"\r\n",
+        )
         write(out, "cpp_wire", line + b"\n" + b"data: " + line + b"\n\n")
-        write(out, "sse", b"event: message\nid: " + str(i).encode() + b"\ndata: " + line + b"\n\n: comment\nretry: 10\n\n")
-        write(out, "tool", json.dumps([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}},
-                                      {"v": ex}]).encode())
+        write(
+            out, "sse", b"event: message\nid: " + str(i).encode() + b"\ndata: " + line + b"\n\n: comment\nretry: 10\n\n"
+        )
+        write(
+            out,
+            "tool",
+            json.dumps(
+                [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}, {"v": ex}]
+            ).encode(),
+        )
         if isinstance(ex, dict) and ex.get("type") == "object":
             write(out, "validator", json.dumps([ex, {}]).encode())
-    for line in (b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
-                 b'[{"jsonrpc":"2.0","id":1,"method":"m"}]\n{"jsonrpc":"2.0","id":1.5,"method":"m"}\n',
-                 b'{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"x"}}\r\n\n{bad\n'):
+    for line in (
+        b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
+        b'[{"jsonrpc":"2.0","id":1,"method":"m"}]\n{"jsonrpc":"2.0","id":1.5,"method":"m"}\n',
+        b'{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"x"}}\r\n\n{bad\n',
+    ):
         write(out, "jsonrpc", line)
         write(out, "cpp_wire", line)
     for stream in (b"\xef\xbb\xbfdata: a\r\ndata: b\r\rid: 7\nevent: e\n\n", b"retry: 1000\ndata\n\ndata:x\n"):

@@ -143,7 +143,17 @@ REFERENCE = {"2020-12": jsonschema.Draft202012Validator, "draft-07": jsonschema.
 # 2020-12 (python-jsonschema ignores it; we apply it, as the official suite's optional
 # dependencies-compatibility tests ask) and multipleOf (it divides in floats: 1e308 / 5.5 has
 # no fraction, though neither 10**308 nor the double's exact value is a multiple of 5.5).
-NOT_COMPARED = ('"pattern', '"format', "$ref", "$dynamic", "$recursive", "$id", "$schema", '"dependencies"', '"multipleOf"')
+NOT_COMPARED = (
+    '"pattern',
+    '"format',
+    "$ref",
+    "$dynamic",
+    "$recursive",
+    "$id",
+    "$schema",
+    '"dependencies"',
+    '"multipleOf"',
+)
 
 
 def json_list(data: bytes) -> list[Any] | None:
@@ -162,8 +172,15 @@ def fuzz_validator(data: bytes) -> None:
         return
     schema, instance = doc[0], doc[1]
     dialect = DIALECTS[len(data) % 5]
-    limits = {"max_steps": 1 + len(data) * 37 % 5000, "max_instance_depth": 1 + len(data) % 64,
-              "max_schema_depth": 1 + len(data) % 300} if len(data) % 7 == 0 else None
+    limits = (
+        {
+            "max_steps": 1 + len(data) * 37 % 5000,
+            "max_instance_depth": 1 + len(data) % 64,
+            "max_schema_depth": 1 + len(data) % 300,
+        }
+        if len(data) % 7 == 0
+        else None
+    )
     try:
         v = Validator(schema, dialect=dialect, limits=limits, formats=len(data) % 3 == 0)
     except SchemaError:
@@ -226,8 +243,12 @@ def fuzz_jsonrpc(data: bytes) -> None:
         if isinstance(m, jsonrpc.Invalid):
             assert loads(m.response)["error"]["code"] == m.code
         elif isinstance(m, jsonrpc.Request):
-            assert loads(jsonrpc.encode_request(m.id, m.method, m.params)) == {"jsonrpc": "2.0", "id": m.id, "method": m.method,
-                                                                               **({} if m.params is None else {"params": m.params})}
+            assert loads(jsonrpc.encode_request(m.id, m.method, m.params)) == {
+                "jsonrpc": "2.0",
+                "id": m.id,
+                "method": m.method,
+                **({} if m.params is None else {"params": m.params}),
+            }
 
 
 def fuzz_sse(data: bytes) -> None:
@@ -252,8 +273,9 @@ def fuzz_tool(data: bytes) -> None:
         return
     version = VERSIONS[len(data) % 3]
     try:
-        tool = Tool.from_definition(doc[0], protocol_version=version,
-                                    on_invalid="error_result" if len(data) % 2 else "raise")
+        tool = Tool.from_definition(
+            doc[0], protocol_version=version, on_invalid="error_result" if len(data) % 2 else "raise"
+        )
     except (TypeError, ValueError):
         return
     structured = doc[1]
@@ -274,8 +296,14 @@ def fuzz_tool(data: bytes) -> None:
         tool.check_result(expected)
 
 
-TARGETS = {"loads": fuzz_loads, "dumps": fuzz_dumps, "validator": fuzz_validator, "jsonrpc": fuzz_jsonrpc,
-           "sse": fuzz_sse, "tool": fuzz_tool}
+TARGETS = {
+    "loads": fuzz_loads,
+    "dumps": fuzz_dumps,
+    "validator": fuzz_validator,
+    "jsonrpc": fuzz_jsonrpc,
+    "sse": fuzz_sse,
+    "tool": fuzz_tool,
+}
 
 if __name__ == "__main__":
     name = sys.argv.pop(1)

@@ -21,7 +21,6 @@ inline constexpr unsigned kMaxIndent = 64;
 /// to `out` with its floats spelled as `floats` says and, given an `indent` (<= kMaxIndent), each
 /// member and element on its own line, indented by `indent` spaces per level, and ": " after each
 /// key; empty containers stay "[]" and "{}". Without an indent the text stays compact.
-void append_indented(JsonWriter& out, std::string_view compact, std::optional<unsigned> indent,
-                     FloatSpelling floats);
+void append_indented(JsonWriter& out, std::string_view compact, std::optional<unsigned> indent, FloatSpelling floats);
 
 }  // namespace mcp_native

@@ -27,8 +27,11 @@ inline std::string_view string(const std::uint8_t* string_buf, std::uint64_t w) 
 /// The word after the value at `w`: past a container's closing word, past a number's second word.
 [[gnu::always_inline]] inline const std::uint64_t* next(const std::uint64_t* tape, const std::uint64_t* w) {
   switch (type(*w)) {
-    case '[': case '{': return tape + static_cast<std::uint32_t>(*w);
-    case 'l': case 'u': case 'd': return w + 2;
+    case '[':
+    case '{': return tape + static_cast<std::uint32_t>(*w);
+    case 'l':
+    case 'u':
+    case 'd': return w + 2;
     default: return w + 1;
   }
 }

@@ -129,9 +129,9 @@ class JsonWriter {
 #pragma GCC diagnostic ignored "-Warray-bounds"  // GCC sees the load pass a literal's end
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(utf8.data()));
 #pragma GCC diagnostic pop
-      const __m128i bad = _mm_or_si128(
-          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-          _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));
+      const __m128i bad =
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                       _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));
       if ((static_cast<unsigned>(_mm_movemask_epi8(bad)) & ((1u << n) - 1)) == 0) {
         reserve(18);
         char* p = buf_ + len_;

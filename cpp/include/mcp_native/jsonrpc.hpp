@@ -142,7 +142,7 @@ class Decoder {
   bool skipping_ = false;  // inside an oversized line: drop bytes up to the next newline
   std::string response_;
   std::string detail_;
-  std::vector<char> placeholders_;  // a copy of the line parsed when the line itself cannot be
+  std::vector<char> placeholders_;   // a copy of the line parsed when the line itself cannot be
   std::vector<MemberSpan> members_;  // of that line's top-level object
   bool exact_ = true;                // false while classifying such a copy
 };

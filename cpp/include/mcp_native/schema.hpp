@@ -81,10 +81,10 @@ bool dialect_from_name(std::string_view name, Dialect& out);
 /// Bounds against schema and instance bombs. Exceeding one raises SchemaError (compile) or
 /// LimitError (evaluation) naming the limit.
 struct Limits {
-  uint32_t max_schema_depth = 256;        ///< nesting depth of a schema document
-  uint32_t max_subschemas = 100000;       ///< compiled subschemas per validator
-  uint32_t max_instance_depth = 512;      ///< nesting depth of an instance
-  uint64_t max_steps = 1000000;           ///< subschema evaluations per call
+  uint32_t max_schema_depth = 256;    ///< nesting depth of a schema document
+  uint32_t max_subschemas = 100000;   ///< compiled subschemas per validator
+  uint32_t max_instance_depth = 512;  ///< nesting depth of an instance
+  uint64_t max_steps = 1000000;       ///< subschema evaluations per call
 };
 
 /// The schema cannot be compiled: invalid for its dialect, unknown dialect, unresolvable `$ref`,
@@ -105,8 +105,7 @@ struct LimitError : std::runtime_error {
 
 /// The instance is not a JSON value (e.g. NaN, a non-string key, an unsupported type).
 struct InstanceError : std::invalid_argument {
-  InstanceError(const std::string& msg, bool wrong_type)
-      : std::invalid_argument(msg), type_error(wrong_type) {}
+  InstanceError(const std::string& msg, bool wrong_type) : std::invalid_argument(msg), type_error(wrong_type) {}
   bool type_error;  ///< a value of a type JSON does not have (else a bad value such as NaN)
 };
 
@@ -168,37 +167,63 @@ Num num_of(const Json& j);
 enum class Kind : uint8_t { Null, Bool, Number, String, Array, Object };
 
 /// `type` bit mask.
-enum TypeBit : uint8_t {
-  kNull = 1, kBool = 2, kObject = 4, kArray = 8, kNumber = 16, kString = 32, kInteger = 64
-};
+enum TypeBit : uint8_t { kNull = 1, kBool = 2, kObject = 4, kArray = 8, kNumber = 16, kString = 32, kInteger = 64 };
 
 /// Keyword operations of the program.
 enum class Op : uint8_t {
-  Type, Enum, Const, MultipleOf, Minimum, Maximum, MinLength, MaxLength, Pattern, Format,
-  PrefixItems, RestItems, Contains, MinItems, MaxItems, UniqueItems, MinProperties,
-  MaxProperties, Required, Props, PropertyNames, DependentRequired, DependentSchemas, AllOf,
-  AnyOf, OneOf, Not, IfThenElse, Ref, DynamicRef, RecursiveRef, UnevaluatedItems,
+  Type,
+  Enum,
+  Const,
+  MultipleOf,
+  Minimum,
+  Maximum,
+  MinLength,
+  MaxLength,
+  Pattern,
+  Format,
+  PrefixItems,
+  RestItems,
+  Contains,
+  MinItems,
+  MaxItems,
+  UniqueItems,
+  MinProperties,
+  MaxProperties,
+  Required,
+  Props,
+  PropertyNames,
+  DependentRequired,
+  DependentSchemas,
+  AllOf,
+  AnyOf,
+  OneOf,
+  Not,
+  IfThenElse,
+  Ref,
+  DynamicRef,
+  RecursiveRef,
+  UnevaluatedItems,
   UnevaluatedProperties
 };
 
 /// One keyword of a compiled subschema.
 struct Keyword {
   Op op;
-  std::string name;          ///< the keyword as written ("additionalItems", "dependencies", ...)
+  std::string name;             ///< the keyword as written ("additionalItems", "dependencies", ...)
   const Json* value = nullptr;  ///< its value in the schema document (for messages)
-  uint8_t types = 0;         ///< Type
-  bool exclusive = false;    ///< Minimum/Maximum; Type: floats are never integers (draft-04)
-  bool annotate = true;      ///< Contains: marks items for unevaluatedItems (2020-12)
-  Num num;                   ///< MultipleOf/Minimum/Maximum
-  uint64_t count = 0;        ///< Min*/Max* counts, RestItems start, Contains min
-  int64_t max = -1;          ///< Contains max (-1: none)
-  uint32_t regex = 0;        ///< Pattern
+  uint8_t types = 0;            ///< Type
+  bool exclusive = false;       ///< Minimum/Maximum; Type: floats are never integers (draft-04)
+  bool annotate = true;         ///< Contains: marks items for unevaluatedItems (2020-12)
+  Num num;                      ///< MultipleOf/Minimum/Maximum
+  uint64_t count = 0;           ///< Min*/Max* counts, RestItems start, Contains min
+  int64_t max = -1;             ///< Contains max (-1: none)
+  uint32_t regex = 0;           ///< Pattern
   formats::Checker format = nullptr;
-  std::vector<uint32_t> kids;   ///< subschemas (AllOf.., PrefixItems, Contains/Not/.. use kids[0])
+  std::vector<uint32_t> kids;       ///< subschemas (AllOf.., PrefixItems, Contains/Not/.. use kids[0])
   std::vector<const Json*> consts;  ///< Enum / Const
   /// Enum of many values: (json_hash, index into consts), sorted; empty for short enums.
   std::vector<std::pair<uint64_t, uint32_t>> const_hashes;
-  std::vector<uint32_t> keys;       ///< Required / DependentRequired / DependentSchemas keys
+  std::vector<uint32_t> keys;                   ///< Required / DependentRequired / DependentSchemas keys
   std::vector<std::vector<uint32_t>> dep_keys;  ///< DependentRequired: required keys per key
   // Props: properties (key ids + subschemas), open-addressing table over them, patterns.
   std::vector<std::pair<uint32_t, uint32_t>> props;
@@ -207,13 +232,13 @@ struct Keyword {
   std::vector<std::pair<uint32_t, uint32_t>> patterns;  ///< (regex, subschema)
   /// Props: props[i] is also `required` (checked here): its ordinal among those, from 1 (else 0).
   std::vector<uint32_t> prop_required;
-  uint32_t n_required = 0;             ///< Props: how many are
+  uint32_t n_required = 0;               ///< Props: how many are
   const Json* required_value = nullptr;  ///< Props: the `required` value (for messages)
-  int64_t additional = -1;  ///< additionalProperties subschema
-  int64_t then_ = -1, else_ = -1;  ///< IfThenElse (kids[0] is `if`)
-  std::string anchor;       ///< DynamicRef anchor name
-  bool dynamic = false;     ///< DynamicRef/RecursiveRef: resolve through the dynamic scope
-  int32_t disc_key = -1;    ///< AnyOf/OneOf: the discriminator property most branches pin
+  int64_t additional = -1;               ///< additionalProperties subschema
+  int64_t then_ = -1, else_ = -1;        ///< IfThenElse (kids[0] is `if`)
+  std::string anchor;                    ///< DynamicRef anchor name
+  bool dynamic = false;                  ///< DynamicRef/RecursiveRef: resolve through the dynamic scope
+  int32_t disc_key = -1;                 ///< AnyOf/OneOf: the discriminator property most branches pin
   /// AnyOf/OneOf with disc_key: (pinned value, branch index) sorted by shorter_or_less then
   /// index, and the branches that do not pin it (always candidates).
   std::vector<std::pair<std::string_view, uint32_t>> disc_table;
@@ -225,20 +250,20 @@ struct Keyword {
 
 /// One compiled subschema.
 struct Node {
-  int8_t boolean = -1;       ///< 0/1 for boolean schemas (and `{}` = 1), -1 otherwise
-  bool tracks = false;       ///< has unevaluated*: evaluates with annotations
-  bool simple = false;       ///< only keywords that look at this value itself (no subschemas)
-  bool leaf = false;         ///< simple, or also item keywords whose subschemas are bare types
+  int8_t boolean = -1;  ///< 0/1 for boolean schemas (and `{}` = 1), -1 otherwise
+  bool tracks = false;  ///< has unevaluated*: evaluates with annotations
+  bool simple = false;  ///< only keywords that look at this value itself (no subschemas)
+  bool leaf = false;    ///< simple, or also item keywords whose subschemas are bare types
   /// A walk that visits the instance itself may apply it value by value (Evaluator's guided
   /// walks): beside keywords without subschemas it has only `properties`/`additionalProperties`
   /// (no `patternProperties`) and item keywords, and no annotations or dynamic scope.
   bool walkable = false;
-  int32_t props = -1;        ///< walkable: its `properties` keyword (-1: none)
-  bool self_checks = false;  ///< walkable: has keywords without subschemas (for check_self)
-  uint8_t types = 0;         ///< its `type` mask (0: none), checked before the keywords
-  uint8_t only_types = 0;    ///< for a verdict the node is just a `type` mask (or a union of them)
-  int32_t or_null = -1;      ///< for a verdict the node is `null` or this subschema (-1: no)
-  int32_t select = -1;       ///< the node is only this anyOf/oneOf keyword, with Keyword::by_kind
+  int32_t props = -1;                ///< walkable: its `properties` keyword (-1: none)
+  bool self_checks = false;          ///< walkable: has keywords without subschemas (for check_self)
+  uint8_t types = 0;                 ///< its `type` mask (0: none), checked before the keywords
+  uint8_t only_types = 0;            ///< for a verdict the node is just a `type` mask (or a union of them)
+  int32_t or_null = -1;              ///< for a verdict the node is `null` or this subschema (-1: no)
+  int32_t select = -1;               ///< the node is only this anyOf/oneOf keyword, with Keyword::by_kind
   const Json* type_value = nullptr;  ///< the `type` value (for messages)
   /// A typed array (e.g. `{"type": "array", "items": {"type": "number"}, "minItems": 2}`): the
   /// items' type mask, with the item count bounds; 0 when the node is not one.
@@ -251,7 +276,7 @@ struct Node {
   int64_t int_min = INT64_MIN, int_max = INT64_MAX;
   uint64_t min_length = 0, max_length = UINT64_MAX;
   uint32_t first = 0, count = 0;  ///< keyword range
-  uint32_t resource = 0;     ///< schema resource containing it (for the dynamic scope)
+  uint32_t resource = 0;          ///< schema resource containing it (for the dynamic scope)
   /// Discriminator: `properties[keys[disc_key]]` must be one of the strings disc_values (and
   /// the property is required when disc_required); -1 when there is none.
   int32_t disc_key = -1;

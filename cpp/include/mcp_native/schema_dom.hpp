@@ -32,9 +32,18 @@ struct DomView {
   static Num num(const Env&, Value v) {
     Num n;
     switch (v.type()) {
-      case simdjson::dom::element_type::INT64: n.k = Num::I; n.i = v.get_int64().value_unsafe(); break;
-      case simdjson::dom::element_type::UINT64: n.k = Num::U; n.u = v.get_uint64().value_unsafe(); break;
-      default: n.k = Num::F; n.d = v.get_double().value_unsafe(); break;
+      case simdjson::dom::element_type::INT64:
+        n.k = Num::I;
+        n.i = v.get_int64().value_unsafe();
+        break;
+      case simdjson::dom::element_type::UINT64:
+        n.k = Num::U;
+        n.u = v.get_uint64().value_unsafe();
+        break;
+      default:
+        n.k = Num::F;
+        n.d = v.get_double().value_unsafe();
+        break;
     }
     return n;
   }
@@ -48,14 +57,16 @@ struct DomView {
     simdjson::dom::object o = v.get_object().value_unsafe();
     return o.size();
   }
-  template <class F> static bool arr_each(const Env&, Value v, F&& f) {
+  template <class F>
+  static bool arr_each(const Env&, Value v, F&& f) {
     size_t i = 0;
     simdjson::dom::array a = v.get_array().value_unsafe();
     for (Value x : a)
       if (!f(i++, x)) return false;
     return true;
   }
-  template <class F> static bool obj_each(const Env&, Value v, F&& f) {
+  template <class F>
+  static bool obj_each(const Env&, Value v, F&& f) {
     simdjson::dom::object o = v.get_object().value_unsafe();
     for (auto m : o)
       if (!f(m.key, m.value)) return false;
@@ -94,7 +105,8 @@ struct TapeView {
       case '"': return Kind::String;
       case '{': return Kind::Object;
       case '[': return Kind::Array;
-      case 't': case 'f': return Kind::Bool;
+      case 't':
+      case 'f': return Kind::Bool;
       case 'n': return Kind::Null;
       default: return Kind::Number;
     }
@@ -103,9 +115,18 @@ struct TapeView {
   static Num num(const Env&, Value v) {
     Num n;
     switch (type(v)) {
-      case 'l': n.k = Num::I; std::memcpy(&n.i, v.w + 1, 8); break;
-      case 'u': n.k = Num::U; std::memcpy(&n.u, v.w + 1, 8); break;
-      default: n.k = Num::F; std::memcpy(&n.d, v.w + 1, 8); break;
+      case 'l':
+        n.k = Num::I;
+        std::memcpy(&n.i, v.w + 1, 8);
+        break;
+      case 'u':
+        n.k = Num::U;
+        std::memcpy(&n.u, v.w + 1, 8);
+        break;
+      default:
+        n.k = Num::F;
+        std::memcpy(&n.d, v.w + 1, 8);
+        break;
     }
     return n;
   }
@@ -118,14 +139,16 @@ struct TapeView {
   static size_t str_len(Value v) { return utf8_length(str({}, v)); }
   static size_t arr_size(Value v) { return tape::count(v.doc->tape.get(), v.w); }
   static size_t obj_size(Value v) { return tape::count(v.doc->tape.get(), v.w); }
-  template <class F> static bool arr_each(const Env&, Value v, F&& f) {
+  template <class F>
+  static bool arr_each(const Env&, Value v, F&& f) {
     const uint64_t* end = v.doc->tape.get() + uint32_t(*v.w) - 1;
     size_t i = 0;
     for (const uint64_t* p = v.w + 1; p != end; p = next(v.doc, p))
       if (!f(i++, Value{v.doc, p})) return false;
     return true;
   }
-  template <class F> static bool obj_each(const Env& e, Value v, F&& f) {
+  template <class F>
+  static bool obj_each(const Env& e, Value v, F&& f) {
     const uint64_t* end = v.doc->tape.get() + uint32_t(*v.w) - 1;
     for (const uint64_t* p = v.w + 1; p != end;) {
       const uint64_t* x = p + 1;  // the value, after its key's word

@@ -55,12 +55,14 @@ struct JsonView {
   static size_t str_len(Value v) { return utf8_length(v->s); }
   static size_t arr_size(Value v) { return v->arr.size(); }
   static size_t obj_size(Value v) { return v->obj.size(); }
-  template <class F> static bool arr_each(const Env&, Value v, F&& f) {
+  template <class F>
+  static bool arr_each(const Env&, Value v, F&& f) {
     for (size_t i = 0; i < v->arr.size(); ++i)
       if (!f(i, &v->arr[i])) return false;
     return true;
   }
-  template <class F> static bool obj_each(const Env&, Value v, F&& f) {
+  template <class F>
+  static bool obj_each(const Env&, Value v, F&& f) {
     for (auto& [k, x] : v->obj)
       if (!f(std::string_view(k), &x)) return false;
     return true;
@@ -84,16 +86,23 @@ struct StrView {
   static size_t str_len(Value v) { return utf8_length(v); }
   static size_t arr_size(Value) { return 0; }
   static size_t obj_size(Value) { return 0; }
-  template <class F> static bool arr_each(const Env&, Value, F&&) { return true; }
-  template <class F> static bool obj_each(const Env&, Value, F&&) { return true; }
+  template <class F>
+  static bool arr_each(const Env&, Value, F&&) {
+    return true;
+  }
+  template <class F>
+  static bool obj_each(const Env&, Value, F&&) {
+    return true;
+  }
   static bool find(const Env&, Value, const Program&, uint32_t, Value&) { return false; }
 };
 
 /// JSON equality across two views: 1 == 1.0, true != 1, objects compare unordered.
 template <class A, class B>
-bool json_equal(const typename A::Env& ea, typename A::Value a, const typename B::Env& eb,
-                typename B::Value b, uint32_t depth, uint32_t max_depth) {
-  if (depth > max_depth) throw LimitError("instance nesting depth exceeds max_instance_depth=" + std::to_string(max_depth));
+bool json_equal(const typename A::Env& ea, typename A::Value a, const typename B::Env& eb, typename B::Value b,
+                uint32_t depth, uint32_t max_depth) {
+  if (depth > max_depth)
+    throw LimitError("instance nesting depth exceeds max_instance_depth=" + std::to_string(max_depth));
   Kind ka = A::kind(ea, a), kb = B::kind(eb, b);
   if (ka != kb) return false;
   switch (ka) {
@@ -104,7 +113,10 @@ bool json_equal(const typename A::Env& ea, typename A::Value a, const typename B
     case Kind::Array: {
       if (A::arr_size(a) != B::arr_size(b)) return false;
       std::vector<typename B::Value> items;
-      B::arr_each(eb, b, [&](size_t, typename B::Value x) { items.push_back(x); return true; });
+      B::arr_each(eb, b, [&](size_t, typename B::Value x) {
+        items.push_back(x);
+        return true;
+      });
       return A::arr_each(ea, a, [&](size_t i, typename A::Value x) {
         return json_equal<A, B>(ea, x, eb, items[i], depth + 1, max_depth);
       });
@@ -112,7 +124,10 @@ bool json_equal(const typename A::Env& ea, typename A::Value a, const typename B
     case Kind::Object: {
       if (A::obj_size(a) != B::obj_size(b)) return false;
       std::vector<std::pair<std::string_view, typename B::Value>> members;
-      B::obj_each(eb, b, [&](std::string_view k, typename B::Value x) { members.emplace_back(k, x); return true; });
+      B::obj_each(eb, b, [&](std::string_view k, typename B::Value x) {
+        members.emplace_back(k, x);
+        return true;
+      });
       return A::obj_each(ea, a, [&](std::string_view k, typename A::Value x) {
         for (auto& [mk, mv] : members)
           if (mk == k) return json_equal<A, B>(ea, x, eb, mv, depth + 1, max_depth);
@@ -127,7 +142,8 @@ bool json_equal(const typename A::Env& ea, typename A::Value a, const typename B
 /// so 1 and 1.0 agree; object members order-independently).
 template <class V>
 uint64_t json_hash(const typename V::Env& e, typename V::Value v, uint32_t depth, uint32_t max_depth) {
-  if (depth > max_depth) throw LimitError("instance nesting depth exceeds max_instance_depth=" + std::to_string(max_depth));
+  if (depth > max_depth)
+    throw LimitError("instance nesting depth exceeds max_instance_depth=" + std::to_string(max_depth));
   auto mix = [](uint64_t h) {  // a 64-bit finalizer: spreads the bits of std::hash's results
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdULL;
@@ -184,12 +200,14 @@ struct Annot {
   bool all_props = false;
   bool all_items = false;
   uint64_t prefix = 0;
-  uint64_t prop_bits = 0;           ///< members 0..63
+  uint64_t prop_bits = 0;            ///< members 0..63
   std::vector<uint32_t> more_props;  ///< members from 64 on
   std::vector<uint64_t> items;
   void mark_prop(size_t member) {
-    if (member < 64) prop_bits |= uint64_t{1} << member;
-    else more_props.push_back((uint32_t)member);
+    if (member < 64)
+      prop_bits |= uint64_t{1} << member;
+    else
+      more_props.push_back((uint32_t)member);
   }
   void merge(const Annot& o) {
     all_props |= o.all_props;
@@ -219,7 +237,7 @@ struct Counters {
 /// An error found in Collect mode.
 template <class Value>
 struct EvalError {
-  std::string keyword;        ///< failing keyword ("false" for a false schema)
+  std::string keyword;          ///< failing keyword ("false" for a false schema)
   const Json* value = nullptr;  ///< the keyword's value in the schema
   std::vector<PathTok> instance_path, schema_path;
   Value instance{};
@@ -361,8 +379,7 @@ class Evaluator {
   struct Depth {
     Counters& c;
     Depth(Counters& c_, uint32_t max) : c(c_) {
-      if (++c.depth > max)
-        throw LimitError("instance nesting depth exceeds max_instance_depth=" + std::to_string(max));
+      if (++c.depth > max) throw LimitError("instance nesting depth exceeds max_instance_depth=" + std::to_string(max));
     }
     ~Depth() { --c.depth; }
   };
@@ -555,11 +572,22 @@ class Evaluator {
 
   bool keyword(const Keyword& kw, Kind k, Value v, Annot* an) {
     switch (kw.op) {
-      case Op::Type: case Op::Enum: case Op::Const: case Op::MultipleOf: case Op::Minimum:
-      case Op::Maximum: case Op::MinLength: case Op::MaxLength: case Op::Pattern: case Op::Format:
-      case Op::MinItems: case Op::MaxItems: case Op::MinProperties: case Op::MaxProperties:
-        return check(kw, k, v);
-      case Op::PrefixItems: case Op::RestItems: return items(kw, k, v, an);
+      case Op::Type:
+      case Op::Enum:
+      case Op::Const:
+      case Op::MultipleOf:
+      case Op::Minimum:
+      case Op::Maximum:
+      case Op::MinLength:
+      case Op::MaxLength:
+      case Op::Pattern:
+      case Op::Format:
+      case Op::MinItems:
+      case Op::MaxItems:
+      case Op::MinProperties:
+      case Op::MaxProperties: return check(kw, k, v);
+      case Op::PrefixItems:
+      case Op::RestItems: return items(kw, k, v, an);
       case Op::Props: return props(kw, k, v, an);
       default: return applicator(kw, k, v, an);
     }
@@ -586,12 +614,14 @@ class Evaluator {
         fail(kw, v);
         return false;
       case Op::Enum:
-      case Op::Const:  // (one constant)
+      case Op::Const:                    // (one constant)
         if (!kw.const_hashes.empty()) {  // an enum of many values
           uint64_t h = json_hash<V>(env_, v, 0, P.limits.max_instance_depth);
-          auto it = std::lower_bound(kw.const_hashes.begin(), kw.const_hashes.end(), std::pair<uint64_t, uint32_t>{h, 0});
+          auto it =
+              std::lower_bound(kw.const_hashes.begin(), kw.const_hashes.end(), std::pair<uint64_t, uint32_t>{h, 0});
           for (; it != kw.const_hashes.end() && it->first == h; ++it)
-            if (json_equal<V, JsonView>(env_, v, {}, kw.consts[it->second], 0, P.limits.max_instance_depth)) return true;
+            if (json_equal<V, JsonView>(env_, v, {}, kw.consts[it->second], 0, P.limits.max_instance_depth))
+              return true;
         } else if (k == Kind::String) {  // a string only equals a string: compare the text alone
           std::string_view s = V::str(env_, v);
           for (const Json* c : kw.consts)
@@ -866,8 +896,7 @@ class Evaluator {
       // Like python-jsonschema, schema paths continue through `$ref` without naming it.
       case Op::Ref: return inplace(kw.kids[0], v, an, {});
       case Op::DynamicRef:
-      case Op::RecursiveRef:
-        return inplace(kw.dynamic ? dynamic_target(kw) : kw.kids[0], v, an, {Seg::of(kw.name)});
+      case Op::RecursiveRef: return inplace(kw.dynamic ? dynamic_target(kw) : kw.kids[0], v, an, {Seg::of(kw.name)});
       case Op::UnevaluatedItems: {
         if (k != Kind::Array) return true;
         bool ok = true;
@@ -1064,8 +1093,10 @@ class Evaluator {
   // them: the one after the last found is tried first.
   int64_t declared(const Keyword& kw, std::string_view key, size_t& next, uint64_t& required_seen) {
     int64_t slot;
-    if (next < kw.props.size() && same_text(P.keys[kw.props[next].first], key)) slot = (int64_t)next;
-    else if (!(kw.prop_lengths >> (key.size() & 63) & 1) || (slot = P.find_prop(kw, key, hash_key(key))) < 0) return -1;
+    if (next < kw.props.size() && same_text(P.keys[kw.props[next].first], key))
+      slot = (int64_t)next;
+    else if (!(kw.prop_lengths >> (key.size() & 63) & 1) || (slot = P.find_prop(kw, key, hash_key(key))) < 0)
+      return -1;
     return take(kw, (size_t)slot, next, required_seen);
   }
   // The member is declared property `slot`: what declared() returns for it.
@@ -1076,7 +1107,8 @@ class Evaluator {
     return (int64_t)slot;
   }
 
-  template <class, bool> friend class Evaluator;
+  template <class, bool>
+  friend class Evaluator;
 };
 
 }  // namespace mcp_native::schema

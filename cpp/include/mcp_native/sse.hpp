@@ -60,12 +60,12 @@ class Decoder {
  private:
   void line(std::string_view line, EventSink& sink);
 
-  std::string pending_;      // the start of an incomplete line
-  std::string line_;         // a line completed from pending_ (kept for its capacity)
+  std::string pending_;       // the start of an incomplete line
+  std::string line_;          // a line completed from pending_ (kept for its capacity)
   std::size_t bom_seen_ = 0;  // bytes of a leading BOM matched so far
-  bool at_start_ = true;     // a leading BOM may still come
-  bool skip_lf_ = false;     // the last chunk ended in "\r": a "\n" first is its pair
-  std::string data_;         // data lines, each followed by "\n"
+  bool at_start_ = true;      // a leading BOM may still come
+  bool skip_lf_ = false;      // the last chunk ended in "\r": a "\n" first is its pair
+  std::string data_;          // data lines, each followed by "\n"
   std::string type_;
   std::string last_id_;
   std::string retry_;

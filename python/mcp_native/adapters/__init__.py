@@ -114,12 +114,22 @@ def _plan(versions: dict[str, str], server: bool, client: bool, transport: bool,
         return patches
     if transport:
         native = "mcp_native.adapters.stdio:stdio_server"
-        first = Patch("mcp.server.stdio", "stdio_server", native, "stdio transport: native framing and writes", on_apply=_stdio_applied)
+        first = Patch(
+            "mcp.server.stdio",
+            "stdio_server",
+            native,
+            "stdio transport: native framing and writes",
+            on_apply=_stdio_applied,
+        )
         patches.append(first)
         for dist, modules in _STDIO_BINDINGS.items():
             if dist in versions:
-                patches += [Patch(m, "stdio_server", native, f"{m}.stdio_server (the same transport)", expects=first) for m in modules]
+                patches += [
+                    Patch(m, "stdio_server", native, f"{m}.stdio_server (the same transport)", expects=first)
+                    for m in modules
+                ]
     if transport:
+
         def http_applied(name: str) -> Callable[[Any], None]:
             def keep(original: Any) -> None:
                 from . import http
@@ -129,17 +139,41 @@ def _plan(versions: dict[str, str], server: bool, client: bool, transport: bool,
             return keep
 
         era = "mcp.server.streamable_http"
-        for attribute, what in (("_create_json_response", "response bodies"), ("_create_event_data", "SSE events"),
-                                ("_create_error_response", "-32600 for a malformed envelope")):
-            patches.append(Patch(era, f"StreamableHTTPServerTransport.{attribute}", f"mcp_native.adapters.http:{attribute[1:]}",
-                                 f"Streamable HTTP (2025 era): {what}", on_apply=http_applied(attribute)))
+        for attribute, what in (
+            ("_create_json_response", "response bodies"),
+            ("_create_event_data", "SSE events"),
+            ("_create_error_response", "-32600 for a malformed envelope"),
+        ):
+            patches.append(
+                Patch(
+                    era,
+                    f"StreamableHTTPServerTransport.{attribute}",
+                    f"mcp_native.adapters.http:{attribute[1:]}",
+                    f"Streamable HTTP (2025 era): {what}",
+                    on_apply=http_applied(attribute),
+                )
+            )
         for attribute, what in (("_sse_event", "SSE events"), ("_write", "response bodies")):
-            patches.append(Patch("mcp.server._streamable_http_modern", attribute, f"mcp_native.adapters.http:{attribute[1:]}",
-                                 f"Streamable HTTP (2026-07-28): {what}", on_apply=http_applied(attribute)))
+            patches.append(
+                Patch(
+                    "mcp.server._streamable_http_modern",
+                    attribute,
+                    f"mcp_native.adapters.http:{attribute[1:]}",
+                    f"Streamable HTTP (2026-07-28): {what}",
+                    on_apply=http_applied(attribute),
+                )
+            )
     if client and transport:
-        patches.append(Patch("mcp.client.stdio", "_parse_line", "mcp_native.adapters.mcp_stdio_client:parse_line",
-                             "stdio client: native line parsing"))
+        patches.append(
+            Patch(
+                "mcp.client.stdio",
+                "_parse_line",
+                "mcp_native.adapters.mcp_stdio_client:parse_line",
+                "stdio client: native line parsing",
+            )
+        )
     if client:
+
         def client_applied(original: Any) -> None:
             from . import mcp_client
 
@@ -150,13 +184,26 @@ def _plan(versions: dict[str, str], server: bool, client: bool, transport: bool,
 
             mcp_client.stock_validate_server_result = original
 
-        patches.append(Patch("mcp_types.methods", "validate_server_result", "mcp_native.adapters.mcp_client:validate_server_result",
-                             "validate_server_result: tools/call results of the common shape checked natively",
-                             on_apply=validate_result_applied))
-        patches.append(Patch("mcp.client.session", "ClientSession.validate_tool_result",
-                             "mcp_native.adapters.mcp_client:validate_tool_result",
-                             "ClientSession.validate_tool_result: native output-schema validation", on_apply=client_applied))
+        patches.append(
+            Patch(
+                "mcp_types.methods",
+                "validate_server_result",
+                "mcp_native.adapters.mcp_client:validate_server_result",
+                "validate_server_result: tools/call results of the common shape checked natively",
+                on_apply=validate_result_applied,
+            )
+        )
+        patches.append(
+            Patch(
+                "mcp.client.session",
+                "ClientSession.validate_tool_result",
+                "mcp_native.adapters.mcp_client:validate_tool_result",
+                "ClientSession.validate_tool_result: native output-schema validation",
+                on_apply=client_applied,
+            )
+        )
     if server:
+
         def mcp_server_applied(name: str) -> Callable[[Any], None]:
             def keep(original: Any) -> None:
                 from . import mcp_server
@@ -165,22 +212,41 @@ def _plan(versions: dict[str, str], server: bool, client: bool, transport: bool,
 
             return keep
 
-        patches.append(Patch("mcp.server.mcpserver.utilities.func_metadata", "FuncMetadata.convert_result",
-                             "mcp_native.adapters.mcp_server:convert_result",
-                             "MCPServer tool results: the text mirror written natively from structuredContent",
-                             on_apply=mcp_server_applied("stock_convert_result")))
-        patches.append(Patch("mcp.server.runner", "ServerRunner._serialize", "mcp_native.adapters.mcp_server:serialize",
-                             "server runner: those results sent without a second validation and dump",
-                             on_apply=mcp_server_applied("stock_serialize")))
+        patches.append(
+            Patch(
+                "mcp.server.mcpserver.utilities.func_metadata",
+                "FuncMetadata.convert_result",
+                "mcp_native.adapters.mcp_server:convert_result",
+                "MCPServer tool results: the text mirror written natively from structuredContent",
+                on_apply=mcp_server_applied("stock_convert_result"),
+            )
+        )
+        patches.append(
+            Patch(
+                "mcp.server.runner",
+                "ServerRunner._serialize",
+                "mcp_native.adapters.mcp_server:serialize",
+                "server runner: those results sent without a second validation and dump",
+                on_apply=mcp_server_applied("stock_serialize"),
+            )
+        )
     if server and "fastmcp" in versions:
+
         def fastmcp_applied(original: Any) -> None:
             from . import fastmcp_server
 
             fastmcp_server.mode = output_validation
             fastmcp_server.stock_convert_result = original
 
-        patches.append(Patch("fastmcp.tools.base", "Tool.convert_result", "mcp_native.adapters.fastmcp_server:convert_result",
-                             "fastmcp Tool.convert_result: output-schema validation before sending", on_apply=fastmcp_applied))
+        patches.append(
+            Patch(
+                "fastmcp.tools.base",
+                "Tool.convert_result",
+                "mcp_native.adapters.fastmcp_server:convert_result",
+                "fastmcp Tool.convert_result: output-schema validation before sending",
+                on_apply=fastmcp_applied,
+            )
+        )
     return patches
 
 

@@ -64,10 +64,17 @@ class Patch:
         if self.expects is not None:
             # Imported after the patch it copies from: it already holds the replacement.
             if current is not self.expects.original and current is not replacement:
-                raise UnexpectedTarget(f"{self.module}.{self.attribute} is not {self.expects.module}.{self.expects.attribute}")
+                raise UnexpectedTarget(
+                    f"{self.module}.{self.attribute} is not {self.expects.module}.{self.expects.attribute}"
+                )
             self.original = self.expects.original
-        elif getattr(current, "__module__", None) != self.module or getattr(current, "__qualname__", None) != self.attribute:
-            raise UnexpectedTarget(f"{self.module}.{self.attribute}: found {current!r}, expected the function of that name")
+        elif (
+            getattr(current, "__module__", None) != self.module
+            or getattr(current, "__qualname__", None) != self.attribute
+        ):
+            raise UnexpectedTarget(
+                f"{self.module}.{self.attribute}: found {current!r}, expected the function of that name"
+            )
         else:
             self.original = current
         if self.on_apply is not None:
@@ -91,7 +98,9 @@ class PatchOnImport(importlib.abc.MetaPathFinder):
             self.waiting.setdefault(p.module, []).append(p)
         self.on_error = on_error
 
-    def find_spec(self, name: str, path: Sequence[str] | None, target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
         if name not in self.waiting:
             return None
         for finder in sys.meta_path:

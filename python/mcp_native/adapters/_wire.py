@@ -14,7 +14,9 @@ def sdk_message(item: jsonrpc.Message) -> mcp_types.JSONRPCMessage:
     if type(item) is jsonrpc.Request:
         if item.params is None:
             return mcp_types.JSONRPCRequest.model_construct(jsonrpc="2.0", id=item.id, method=item.method)
-        return mcp_types.JSONRPCRequest.model_construct(jsonrpc="2.0", id=item.id, method=item.method, params=item.params)
+        return mcp_types.JSONRPCRequest.model_construct(
+            jsonrpc="2.0", id=item.id, method=item.method, params=item.params
+        )
     if type(item) is jsonrpc.Notification:
         if item.params is None:
             return mcp_types.JSONRPCNotification.model_construct(jsonrpc="2.0", method=item.method)

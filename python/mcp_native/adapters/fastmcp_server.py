@@ -65,5 +65,6 @@ def _convert(self: Any, raw_value: Any) -> Any:
     if type(structured) is not dict:
         return stock_convert_result(self, raw_value)
     # ToolResult() would serialize the JSON-native dict a third time; what it builds is this.
-    return ToolResult.model_construct(content=[mirror(text, structured)], structured_content=structured, meta=None,
-                                      is_error=False)
+    return ToolResult.model_construct(
+        content=[mirror(text, structured)], structured_content=structured, meta=None, is_error=False
+    )

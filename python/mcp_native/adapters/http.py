@@ -35,8 +35,9 @@ def _response_line(message: Any) -> bytes | None:
     return None
 
 
-def create_json_response(self: Any, response_message: Any, status_code: HTTPStatus = HTTPStatus.OK,
-                         headers: dict[str, str] | None = None) -> Response:
+def create_json_response(
+    self: Any, response_message: Any, status_code: HTTPStatus = HTTPStatus.OK, headers: dict[str, str] | None = None
+) -> Response:
     """Create a JSON response from a JSONRPCMessage."""
     response_headers = {"Content-Type": CONTENT_TYPE_JSON}
     if headers:
@@ -55,8 +56,13 @@ def create_event_data(self: Any, event_message: Any) -> dict[str, str]:
     return event_data
 
 
-def create_error_response(self: Any, error_message: str, status_code: HTTPStatus,
-                          error_code: int = jsonrpc.INVALID_REQUEST, headers: dict[str, str] | None = None) -> Response:
+def create_error_response(
+    self: Any,
+    error_message: str,
+    status_code: HTTPStatus,
+    error_code: int = jsonrpc.INVALID_REQUEST,
+    headers: dict[str, str] | None = None,
+) -> Response:
     """Create an error response with a simple string message."""
     if error_code == jsonrpc.INVALID_PARAMS and error_message.startswith("Validation error:"):
         error_code = jsonrpc.INVALID_REQUEST  # the envelope failed, not a method's params

@@ -68,28 +68,39 @@ async def validate_tool_result(self: Any, name: str, result: Any) -> None:
 # (closed objects, no annotations), so a result it accepts is one that model accepts too;
 # anything else goes to the stock check and fails or passes exactly as it did.
 _SIMPLE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-_SIMPLE_CALL_TOOL_RESULT = Validator({
-    "type": "object",
-    "required": ["content"],
-    "additionalProperties": False,
-    "properties": {
-        "content": {"type": "array", "items": {
-            "type": "object", "required": ["type", "text"], "additionalProperties": False,
-            "properties": {"type": {"const": "text"}, "text": {"type": "string"}},
-        }},
-        "structuredContent": {"type": "object"},
-        "isError": {"type": "boolean"},
-        "_meta": {"type": "object"},
-        "resultType": {"type": "string"},  # a 2026 field, ignored by the 2025 model
-    },
-})
+_SIMPLE_CALL_TOOL_RESULT = Validator(
+    {
+        "type": "object",
+        "required": ["content"],
+        "additionalProperties": False,
+        "properties": {
+            "content": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["type", "text"],
+                    "additionalProperties": False,
+                    "properties": {"type": {"const": "text"}, "text": {"type": "string"}},
+                },
+            },
+            "structuredContent": {"type": "object"},
+            "isError": {"type": "boolean"},
+            "_meta": {"type": "object"},
+            "resultType": {"type": "string"},  # a 2026 field, ignored by the 2025 model
+        },
+    }
+)
 stock_validate_server_result: Any = None  # set by install()
 
 
 def validate_server_result(method: str, version: str, data: Any, *, surface: Any = None) -> None:
     """Validate a server result against `surface` only."""
-    if (method == "tools/call" and surface is None and version in _SIMPLE_VERSIONS
-            and _SIMPLE_CALL_TOOL_RESULT.is_valid(data)):
+    if (
+        method == "tools/call"
+        and surface is None
+        and version in _SIMPLE_VERSIONS
+        and _SIMPLE_CALL_TOOL_RESULT.is_valid(data)
+    ):
         return
     if surface is None:
         stock_validate_server_result(method, version, data)

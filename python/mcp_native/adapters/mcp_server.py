@@ -90,8 +90,12 @@ def serialize(self: Any, method: str, version: str, result: Any) -> dict[str, An
     assert stock_serialize is not None
     if method == "tools/call" and self.server.cache_hints.get(method) is None and (wire := _wire(result)) is not None:
         if version in MODERN_PROTOCOL_VERSIONS:
-            wire = {"content": wire["content"], "isError": False, "resultType": "complete",
-                    "structuredContent": wire["structuredContent"]}
+            wire = {
+                "content": wire["content"],
+                "isError": False,
+                "resultType": "complete",
+                "structuredContent": wire["structuredContent"],
+            }
         stamped: dict[str, Any] = self._stamp_server_info(version, wire)
         return stamped
     return stock_serialize(self, method, version, result)

@@ -100,8 +100,10 @@ async def _read(fd: int, pollable: bool) -> bytes:
 @asynccontextmanager
 async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[tuple[Any, Any]]:
     """Serve MCP over the process's stdin and stdout (see the module docstring)."""
-    if stdin is not None or stdout is not None or not (
-        _stock._is_backed_by_fd(sys.stdin, 0) and _stock._is_backed_by_fd(sys.stdout, 1)
+    if (
+        stdin is not None
+        or stdout is not None
+        or not (_stock._is_backed_by_fd(sys.stdin, 0) and _stock._is_backed_by_fd(sys.stdout, 1))
     ):
         assert stock_stdio_server is not None
         async with stock_stdio_server(stdin, stdout) as streams:

@@ -9,14 +9,14 @@
 #include <string_view>
 #include <vector>
 
-#define FUZZ_CHECK(cond, ...)                                     \
-  do {                                                            \
-    if (!(cond)) {                                                \
-      std::fprintf(stderr, "invariant failed: %s: ", #cond);      \
-      std::fprintf(stderr, __VA_ARGS__);                          \
-      std::fputc('\n', stderr);                                   \
-      std::abort();                                               \
-    }                                                             \
+#define FUZZ_CHECK(cond, ...)                                \
+  do {                                                       \
+    if (!(cond)) {                                           \
+      std::fprintf(stderr, "invariant failed: %s: ", #cond); \
+      std::fprintf(stderr, __VA_ARGS__);                     \
+      std::fputc('\n', stderr);                              \
+      std::abort();                                          \
+    }                                                        \
   } while (0)
 
 // `text` cut into pieces at offsets taken from `seed` (up to 8 cuts).

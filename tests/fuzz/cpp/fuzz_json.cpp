@@ -103,8 +103,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (err && !syntax.found) {
     // What the strict checker accepts and simdjson cannot represent: big or huge numbers,
     // escaped lone surrogates.
-    const bool representable = err != simdjson::NUMBER_ERROR &&
-                               !(err == simdjson::STRING_ERROR && doc.find("\\u") != std::string_view::npos);
+    const bool representable =
+        err != simdjson::NUMBER_ERROR && !(err == simdjson::STRING_ERROR && doc.find("\\u") != std::string_view::npos);
     FUZZ_CHECK(!representable, "the checker accepts, simdjson says %s", simdjson::error_message(err));
   }
   if (err) return 0;
@@ -133,7 +133,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The indented layouts (json.dumps(indent=N), pydantic's float spelling) hold the same value,
   // and take out exactly the whitespace they put in.
   for (auto floats : {FloatSpelling::kRepr, FloatSpelling::kPydantic}) {
-    for (std::optional<unsigned> indent : {std::optional<unsigned>{}, std::optional<unsigned>{0}, std::optional<unsigned>{3}}) {
+    for (std::optional<unsigned> indent :
+         {std::optional<unsigned>{}, std::optional<unsigned>{0}, std::optional<unsigned>{3}}) {
       JsonWriter w;
       append_indented(w, out, indent, floats);
       static simdjson::dom::parser third;

@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     JsonView::Env jenv;
     const bool json = Evaluator<JsonView, false>(*prog, jenv, c4).run(&own);
     FUZZ_CHECK(json == dom, "engine JSON says %d, DOM %d", json, dom);
-  } catch (const LimitError&) {  // views count steps alike, but a limit ends the comparison
+  } catch (const LimitError&) {             // views count steps alike, but a limit ends the comparison
   } catch (const std::invalid_argument&) {  // parse_json: an integer beyond 64 bits
   }
   return 0;

@@ -15,9 +15,10 @@ struct RpcLog final : rpc::MessageSink {
   std::string log;
   void on_message(const rpc::Message& m) override {
     log += std::to_string(static_cast<int>(m.kind)) + "|" + std::to_string(static_cast<int>(m.id.kind)) + "|" +
-           std::to_string(m.id.int_value) + "|" + std::to_string(m.id.uint_value) + "|" + std::string(m.id.string_value) +
-           "|" + std::string(m.method) + "|" + std::to_string(m.error_code) + "|" + std::string(m.error_detail) + "|" +
-           std::string(m.response) + "|" + std::string(m.line) + "|" + (m.exact ? "e" : "i");
+           std::to_string(m.id.int_value) + "|" + std::to_string(m.id.uint_value) + "|" +
+           std::string(m.id.string_value) + "|" + std::string(m.method) + "|" + std::to_string(m.error_code) + "|" +
+           std::string(m.error_detail) + "|" + std::string(m.response) + "|" + std::string(m.line) + "|" +
+           (m.exact ? "e" : "i");
     if (m.has_body) log += simdjson::to_string(m.body);
     log += "\n";
   }
@@ -26,7 +27,8 @@ struct RpcLog final : rpc::MessageSink {
 struct SseLog final : sse::EventSink {
   std::string log;
   void on_event(const sse::Event& e) override {
-    log += std::string(e.type) + "|" + std::string(e.data) + "|" + std::string(e.id) + "|" + std::string(e.retry_digits) + "\n";
+    log += std::string(e.type) + "|" + std::string(e.data) + "|" + std::string(e.id) + "|" +
+           std::string(e.retry_digits) + "\n";
   }
 };
 
