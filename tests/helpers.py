@@ -176,10 +176,10 @@ INVALID_REQUESTS: list[tuple[bytes, int | str | None]] = [
 def written_valid(v: mcp_native.Validator, instance: Any) -> bool:
     """The verdict of the walk that validates while it writes a tool response; a valid
     instance must come out exactly as without a schema."""
-    line = Verdict(v, 1).encode_response(7, instance)
+    line = Verdict(v, "2026-07-28").encode_response(7, instance)
     if line is None:
         return False
-    assert line == _core.ResponseWriter(None, 1).encode_response(7, instance)
+    assert line == _core.ResponseWriter(None, "2026-07-28").encode_response(7, instance)
     return True
 
 

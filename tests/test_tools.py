@@ -472,7 +472,7 @@ records: st.SearchStrategy[dict[str, Any]] = st.deferred(
 def test_encode_response_meets_limits_as_is_valid_does(payload: dict[str, Any], max_steps: int, max_depth: int) -> None:
     v = Validator(RECORDS_SCHEMA, limits={"max_steps": max_steps, "max_instance_depth": max_depth})
     expected = outcome(lambda: v.is_valid(payload))
-    got = outcome(lambda: Verdict(v, 1).encode_response(1, payload))
+    got = outcome(lambda: Verdict(v, "2026-07-28").encode_response(1, payload))
     assert (got if got in (False, "limit") else True) == expected
 
 
@@ -505,15 +505,19 @@ class Verdict(_core.ResponseWriter):
 
 def test_response_writer_bad_setup() -> None:
     with pytest.raises(TypeError, match="check: expected a Validator or None, got function"):
-        _core.ResponseWriter(lambda s: True, 1)  # type: ignore[arg-type]  # on purpose
-    with pytest.raises(ValueError, match="flags: 4 has bits other than"):
-        _core.ResponseWriter(None, 4)
+        _core.ResponseWriter(lambda s: True, "2025-11-25")  # type: ignore[arg-type]  # on purpose
+    with pytest.raises(ValueError, match="protocol_version: '2025-13-01' is not one of"):
+        _core.ResponseWriter(None, "2025-13-01")
+    with pytest.raises(ValueError, match="protocol_version: '2025-03-26' has no structuredContent"):
+        _core.ResponseWriter(None, "2025-03-26")
+    with pytest.raises(TypeError):
+        _core.ResponseWriter(None, 1)  # type: ignore[arg-type]  # on purpose
     with pytest.raises(TypeError, match="not initialized"):
         _core.ResponseWriter.__new__(_core.ResponseWriter).encode_response(1, {})
     # Without an answer for invalid payloads (Tool has one): the missing method is named.
     with pytest.raises(AttributeError, match="_encode_invalid"):
-        _core.ResponseWriter(Validator({"type": "object", "required": ["x"]}), 0).encode_response(1, {})
-    assert _core.ResponseWriter(Validator({"type": "object"}), 0).encode_response("a", {}) == (
+        _core.ResponseWriter(Validator({"type": "object", "required": ["x"]}), "2025-11-25").encode_response(1, {})
+    assert _core.ResponseWriter(Validator({"type": "object"}), "2025-11-25").encode_response("a", {}) == (
         b'{"jsonrpc":"2.0","id":"a","result":{"structuredContent":{},"content":[{"type":"text","text":"{}"}]}}\n'
     )
 
@@ -545,7 +549,7 @@ def test_encode_response_with_limits_on_the_validator() -> None:
     with pytest.raises(ValidationError, match="max_steps"):
         tight.is_valid(payload)
     with pytest.raises(ValidationError, match="max_steps"):
-        Verdict(tight, 1).encode_response(1, payload)
+        Verdict(tight, "2026-07-28").encode_response(1, payload)
 
 
 json_values = st.recursive(

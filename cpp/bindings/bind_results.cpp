@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "bindings.hpp"
+#include "mcp_native/protocol.hpp"
 #include "mcp_native/text_mirror.hpp"
 #include "py_dumper.hpp"
 #include "py_instance.hpp"
@@ -284,36 +285,44 @@ bool check_content(PyObject* content) {
   return true;
 }
 
-enum Flags : long { kComplete = 1, kObjectOnly = 2 };
-
 // The native part of mcp_native.Tool. encode_response is a method of it, not a callable bound
 // to the tool, so that a call costs what a call of a built-in method costs: through a
 // functools.partial it took ~14 ns more, a tenth of the time of a small result.
 struct ResponseWriter {
   PyObject_HEAD PyObject* check;  // the Validator of the output schema, None, or null before __init__
-  long flags;
+  bool any_structured;            // structuredContent may be any JSON value, and results carry resultType
 };
 
 PyObject* g_encode_invalid;  // interned "_encode_invalid"
 
 int writer_init(PyObject* self, PyObject* args, PyObject* kwargs) {
-  static const char* names[] = {"check", "flags", nullptr};
+  static const char* names[] = {"check", "protocol_version", nullptr};
   PyObject* check;
-  long flags;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Ol:ResponseWriter", const_cast<char**>(names), &check, &flags))
+  PyObject* version_name;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OU:ResponseWriter", const_cast<char**>(names), &check,
+                                   &version_name)) {
     return -1;
+  }
+  Py_ssize_t name_len;
+  const char* name = PyUnicode_AsUTF8AndSize(version_name, &name_len);
+  if (name == nullptr) return -1;
   if (check != Py_None && compiled_schema(check).program == nullptr) {
     PyErr_Format(PyExc_TypeError, "check: expected a Validator or None, got %s", Py_TYPE(check)->tp_name);
     return -1;
   }
-  if (flags & ~long{kComplete | kObjectOnly}) {
-    PyErr_Format(PyExc_ValueError, "flags: %ld has bits other than 1 (complete) and 2 (object only)", flags);
+  const auto version = parse_protocol_version({name, static_cast<std::size_t>(name_len)});
+  if (!version) {
+    PyErr_Format(PyExc_ValueError, "protocol_version: '%s' is not one of %s", name, kProtocolVersionNames.data());
+    return -1;
+  }
+  if (!has_structured_content(*version)) {
+    PyErr_Format(PyExc_ValueError, "protocol_version: '%s' has no structuredContent (2025-06-18 and later have)", name);
     return -1;
   }
   auto* w = reinterpret_cast<ResponseWriter*>(self);
   Py_INCREF(check);
   Py_XSETREF(w->check, check);
-  w->flags = flags;
+  w->any_structured = structured_content_any_json(*version);
   return 0;
 }
 
@@ -371,7 +380,7 @@ PyObject* encode_response(PyObject* self, PyObject* const* args, Py_ssize_t narg
     PyErr_Format(PyExc_TypeError, "request_id: expected str or int, got %s", Py_TYPE(id)->tp_name);
     return nullptr;
   }
-  if ((writer->flags & kObjectOnly) && !PyDict_Check(structured)) {
+  if (!writer->any_structured && !PyDict_Check(structured)) {
     PyErr_Format(PyExc_TypeError, "structured: protocol versions before 2026-07-28 require an object (dict), got %s",
                  Py_TYPE(structured)->tp_name);
     return nullptr;
@@ -381,7 +390,7 @@ PyObject* encode_response(PyObject* self, PyObject* const* args, Py_ssize_t narg
     PyErr_Format(PyExc_TypeError, "meta: expected a dict, got %s", Py_TYPE(meta)->tp_name);
     return nullptr;
   }
-  const bool complete = writer->flags & kComplete;
+  const bool complete = writer->any_structured;  // resultType: "complete"
   if (check == Py_None) {
     return write_bytes(
         [&](JsonWriter& w) { return write_response(w, id, structured, nullptr, content, meta, complete); });
@@ -420,7 +429,7 @@ PyMethodDef writer_methods[] = {
 };
 
 PyType_Slot writer_slots[] = {
-    {Py_tp_doc, const_cast<char*>("ResponseWriter(check, flags)\n--\n\n"
+    {Py_tp_doc, const_cast<char*>("ResponseWriter(check, protocol_version)\n--\n\n"
                                   "The native part of mcp_native.Tool: encode_response (see _core.pyi).")},
     {Py_tp_new, reinterpret_cast<void*>(PyType_GenericNew)},
     {Py_tp_init, reinterpret_cast<void*>(writer_init)},

@@ -63,9 +63,10 @@ class SchemaValidator:
 @disjoint_base
 class ResponseWriter:
     """The native part of ``mcp_native.Tool``: ``check`` is the output schema's validator (or
-    None), flag 1 adds ``resultType: "complete"``, flag 2 requires ``structured`` to be a dict."""
+    None); ``protocol_version`` (2025-06-18 or later) decides whether ``structured`` must be a
+    dict and results carry ``resultType: "complete"`` (both from 2026-07-28 on)."""
 
-    def __init__(self, check: SchemaValidator | None, flags: int) -> None: ...
+    def __init__(self, check: SchemaValidator | None, protocol_version: str) -> None: ...
     def encode_response(
         self,
         request_id: str | int,

@@ -256,9 +256,7 @@ class Tool(_core.ResponseWriter):
 
     __slots__ = (
         "_checker",
-        "_complete",
         "_input",
-        "_object_only",
         "_output",
         "_version",
         "definition",
@@ -353,12 +351,10 @@ class Tool(_core.ResponseWriter):
         self.on_invalid = on_invalid
         self._input = _compile("input_schema", inp)
         self._output = None if out is None else _compile("output_schema", out)
-        self._object_only = not version.structured_content_any_json
-        self._complete = version.structured_content_any_json
         self._checker: Any = None  # compiled on first check_result (clients only)
         # encode_response(request_id, structured, *, content=None, meta=None) is native
         # (_core.ResponseWriter): it answers an invalid payload with _encode_invalid.
-        super().__init__(self._output, (1 if self._complete else 0) | (2 if self._object_only else 0))
+        super().__init__(self._output, version.value)
 
     @classmethod
     def from_definition(
@@ -435,12 +431,12 @@ class Tool(_core.ResponseWriter):
 
     def _error_result(self, message: str) -> dict[str, Any]:
         r: dict[str, Any] = {"content": [{"type": "text", "text": message}], "isError": True}
-        if self._complete:
+        if self._version.structured_content_any_json:
             r["resultType"] = "complete"
         return r
 
     def _check_structured(self, structured: Any) -> None:
-        if self._object_only and not isinstance(structured, dict):
+        if not self._version.structured_content_any_json and not isinstance(structured, dict):
             raise TypeError(
                 f"structured: protocol versions before 2026-07-28 require an object (dict), got {type(structured).__name__}"
             )
@@ -505,7 +501,7 @@ class Tool(_core.ResponseWriter):
             if not isinstance(meta, Mapping):
                 raise TypeError(f"meta: expected a dict, got {type(meta).__name__}")
             r["_meta"] = dict(meta)
-        if self._complete:
+        if self._version.structured_content_any_json:
             r["resultType"] = "complete"
         return r
 

@@ -25,6 +25,9 @@ constexpr bool error_id_required(ProtocolVersion v) { return v <= ProtocolVersio
 /// 2025-03-26 (only) allows JSON-RPC batches: a JSON array of messages on one line.
 constexpr bool allows_batches(ProtocolVersion v) { return v == ProtocolVersion::v2025_03_26; }
 
+/// Tool results carry `structuredContent` (and tools an `outputSchema`) from 2025-06-18 on.
+constexpr bool has_structured_content(ProtocolVersion v) { return v >= ProtocolVersion::v2025_06_18; }
+
 /// From 2026-07-28 on, `structuredContent` may be any JSON value (before: an object) and every
 /// result carries `resultType`.
 constexpr bool structured_content_any_json(ProtocolVersion v) { return v >= ProtocolVersion::v2026_07_28; }
