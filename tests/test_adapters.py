@@ -31,18 +31,7 @@ from mcp_native import adapters
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = {"mcpserver": ROOT / "examples" / "mcpserver_app.py", "fastmcp": ROOT / "examples" / "fastmcp_app.py"}
-pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(autouse=True)
-def _restore() -> Iterator[None]:
-    yield
-    adapters.uninstall()
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("adapters_restored")]
 
 
 def server_command(app: str, adapted: bool) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -29,19 +29,8 @@ from typing_extensions import TypedDict
 from mcp_native import adapters
 from mcp_native.adapters import mcp_server
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("adapters_restored")]
 VERSIONS = sorted(v for m, v in SERVER_RESULTS if m == "tools/call")
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(autouse=True)
-def _restore() -> Iterator[None]:
-    yield
-    adapters.uninstall()
 
 
 class Point(TypedDict):

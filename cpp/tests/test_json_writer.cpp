@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -186,6 +187,30 @@ TEST(JsonWriterString, EscapesLikeJsonDumps) {
   EXPECT_EQ(str("\xc3\xa9\xe2\x80\xa8\xf0\x9f\x98\x80"), "\"\xc3\xa9\xe2\x80\xa8\xf0\x9f\x98\x80\"");
 }
 
+namespace {
+
+// The quoted JSON string of `in` as json.dumps(ensure_ascii=False) writes it, byte by byte.
+std::string json_quoted(std::string_view in) {
+  static const char* const kShort[32] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                         nullptr, "\\b",   "\\t",   "\\n",   nullptr, "\\f",   "\\r"};
+  std::string out = "\"";
+  for (unsigned char c : in) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char u[8];
+      std::snprintf(u, sizeof u, "\\u%04x", c);
+      out += kShort[c] != nullptr ? kShort[c] : u;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + '"';
+}
+
+}  // namespace
+
 TEST(JsonWriterString, EveryPositionInLongRuns) {
   // Exercise the 16-byte scan: one special byte at each offset of a long run.
   for (std::size_t len : {15u, 16u, 17u, 31u, 32u, 33u, 100u}) {
@@ -193,21 +218,7 @@ TEST(JsonWriterString, EveryPositionInLongRuns) {
       for (char special : {'"', '\\', '\n', '\x01'}) {
         std::string in(len, 'x');
         in[at] = special;
-        std::string expected = "\"";
-        for (char c : in) {
-          if (c == '"')
-            expected += "\\\"";
-          else if (c == '\\')
-            expected += "\\\\";
-          else if (c == '\n')
-            expected += "\\n";
-          else if (c == '\x01')
-            expected += "\\u0001";
-          else
-            expected += c;
-        }
-        expected += '"';
-        ASSERT_EQ(str(in), expected) << len << " " << at;
+        ASSERT_EQ(str(in), json_quoted(in)) << len << " " << at;
       }
     }
   }
@@ -359,28 +370,10 @@ TEST(JsonWriterString, DenseEscapesMatchAByteByByteReference) {
       state = state * 6364136223846793005ULL + 1;
       in += alphabet[(state >> 33) % alphabet.size()];
     }
-    std::string expected = "\"";
-    for (unsigned char c : in) {
-      if (c == '"')
-        expected += "\\\"";
-      else if (c == '\\')
-        expected += "\\\\";
-      else if (c == '\n')
-        expected += "\\n";
-      else if (c == '\t')
-        expected += "\\t";
-      else if (c == 0x01)
-        expected += "\\u0001";
-      else if (c == 0x1f)
-        expected += "\\u001f";
-      else
-        expected += static_cast<char>(c);
-    }
-    expected += '"';
     JsonWriter w;
     w.append("[");  // an unaligned start in the buffer
     w.write_string(in);
-    ASSERT_EQ(w.view().substr(1), expected) << round;
+    ASSERT_EQ(w.view().substr(1), json_quoted(in)) << round;
   }
 }
 
