@@ -243,3 +243,14 @@ async def test_fastmcp_results_are_stock(name: str) -> None:
         ours = _normalize_call_tool_result(adapted.to_mcp_result())
         got = mcp.server.runner.ServerRunner._serialize(runner(), "tools/call", version, ours)
         assert json.dumps(got) == stock_wire(_normalize_call_tool_result(stock.to_mcp_result()), version)
+
+
+async def test_compact_mirror_on_request() -> None:
+    adapters.install(strict=True, mirror="compact")
+    result = await call("records")
+    (block,) = result.content
+    assert isinstance(block, TextContent)
+    assert block.text == pydantic_core.to_json(result.structured_content).decode()
+    assert mcp_server._wire(result) is not None
+    with pytest.raises(ValueError, match="mirror"):
+        adapters.install(mirror="pretty")

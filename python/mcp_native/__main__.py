@@ -25,6 +25,12 @@ def main(argv: list[str] | None = None) -> int:
     run = commands.add_parser("run", help="run a program with the MCP SDK adapters installed")
     run.add_argument("-m", dest="module", help="run a module, as python -m does")
     run.add_argument("--output-validation", choices=("error", "warn", "off"), default="error")
+    run.add_argument(
+        "--mirror",
+        choices=("framework", "compact"),
+        default="framework",
+        help="compact: MCPServer's text mirror as compact JSON instead of pretty-printed",
+    )
     run.add_argument("--report", action="store_true", help="print what the adapters patch to stderr first")
     run.add_argument(
         "target", nargs=argparse.REMAINDER, help="the script and its arguments (or, with -m, the module's arguments)"
@@ -44,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("run: give a script path or -m module")
     from . import adapters
 
-    report = adapters.install(output_validation=args.output_validation)
+    report = adapters.install(output_validation=args.output_validation, mirror=args.mirror)
     if args.report:
         print(report, file=sys.stderr)
     if args.module is not None:

@@ -32,6 +32,7 @@ from .._core import pydantic_json_text
 
 stock_convert_result: Callable[[Any, Any], Any] | None = None  # set by install()
 stock_serialize: Callable[..., dict[str, Any]] | None = None  # set by install()
+mirror_indent: int | None = 2  # install(mirror="compact") sets None
 
 # id(block) -> (weak reference to the block, the members of the structuredContent it mirrors), for
 # the text blocks this package wrote, while they live: the proof that a result they go out in
@@ -62,7 +63,7 @@ def convert_result(self: Any, result: Any) -> Any:
     else:
         structured = adapter.dump_python(validated, mode="json", by_alias=True)
     try:
-        text = pydantic_json_text(structured["result"] if self.wrap_output else structured, 2)
+        text = pydantic_json_text(structured["result"] if self.wrap_output else structured, mirror_indent)
     except (ValueError, TypeError):  # not JSON-native (NaN, say): pydantic's own text
         return stock_convert_result(self, result)
     return CallToolResult(content=[mirror(text, structured)], structured_content=structured)
