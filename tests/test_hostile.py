@@ -47,6 +47,26 @@ def test_deep_nesting_everywhere() -> None:
     assert sse.Decoder().feed(b"data: " + text.encode() + b"\n\n")[0].data == text
 
 
+def test_max_instance_depth_applies_where_validation_descends() -> None:
+    # A fuzz finding: is_valid_json refused a document deeper than max_instance_depth that
+    # is_valid accepted as an object, because the parse enforced the limit on the whole text.
+    # The limit applies where validation descends, the same for objects and for JSON text.
+    shallow = Validator({"uniqueKtems": True}, limits={"max_instance_depth": 1})
+    assert shallow.is_valid([{"fed": ["bar"]}]) and shallow.is_valid_json('[{"fed": ["bar"]}]')
+    nested: Any = "x"
+    for _ in range(5):
+        nested = [nested]
+    recursive = {"$defs": {"n": {"type": ["array", "string"], "items": {"$ref": "#/$defs/n"}}}, "$ref": "#/$defs/n"}
+    for depth, fits in ((4, False), (5, True)):
+        v = Validator(recursive, limits={"max_instance_depth": depth})
+        for instance, check in ((nested, v.is_valid), (dumps(nested), v.is_valid_json)):
+            if fits:
+                assert check(instance)
+            else:
+                with pytest.raises(ValidationError, match="max_instance_depth"):
+                    check(instance)
+
+
 def test_depth_limits_are_capped_below_the_stack() -> None:
     # At their maxima the limits still stop a 100,000-deep document (beyond them, the recursion
     # would overflow the C++ stack first: it did, with max_schema_depth=10**6).

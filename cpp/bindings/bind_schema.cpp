@@ -363,7 +363,10 @@ class SchemaValidator {
     Scratch& scratch = verdict && NoGil::holds(src) ? shared : mine;
     simdjson::dom::parser& parser = scratch.parser;
     std::vector<char>& buf = scratch.buf;
-    size_t depth = program_->limits.max_instance_depth + 1;
+    // The document may nest as deep as a Python value can (or as max_instance_depth, if more):
+    // max_instance_depth applies where validation descends, as on Python objects, not to parts
+    // of the document no keyword looks at.
+    size_t depth = std::max<size_t>(program_->limits.max_instance_depth, kMaxJsonDepth) + 1;
     simdjson::error_code err;
     Parsed p;
     {

@@ -21,7 +21,7 @@ class Limits:
     max_schema_depth: int = 256
     #: subschemas compiled for one validator (including those reached through ``$ref``)
     max_subschemas: int = 100_000
-    #: nesting depth of an instance (lists/dicts, JSON arrays/objects)
+    #: nesting depth of an instance (lists/dicts, JSON arrays/objects) where validation descends
     max_instance_depth: int = 512
     #: subschema evaluations per call (bounds exponential ``anyOf``/``oneOf`` bombs: the default
     #: stops the worst in ~15 ms; citm_catalog's 550 KB take 12,329 steps)
