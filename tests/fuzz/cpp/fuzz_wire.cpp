@@ -38,7 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);
   const std::string_view seed = in.substr(0, 8);
   const size_t limit = !in.empty() && static_cast<unsigned char>(in[0]) > 200 ? 1 + in[0] : 1 << 20;
-  const auto version = static_cast<rpc::ProtocolVersion>(in.size() % 3);
+  const auto version = static_cast<mcp_native::ProtocolVersion>(in.size() % 5);  // any of the five
   RpcLog whole, cut;
   {
     rpc::Decoder d(limit, version);
