@@ -188,3 +188,10 @@ class Verdict(_core.ResponseWriter):
 
     def _encode_invalid(self, *args: Any) -> None:
         return None
+
+
+def sanitizer_env() -> dict[str, str]:
+    """What a subprocess needs of this process's environment to load the sanitized module
+    (scripts/test --sanitize): the SDK's stdio client starts servers with a scrubbed one."""
+    keys = ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "PYTHONMALLOC")
+    return {k: os.environ[k] for k in keys if k in os.environ}

@@ -27,6 +27,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import JSONRPCResponse, TextContent
 
+from helpers import sanitizer_env
 from mcp_native import adapters
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +42,7 @@ def server_command(app: str, adapted: bool) -> list[str]:
 @asynccontextmanager
 async def session(app: str, adapted_server: bool) -> AsyncIterator[ClientSession]:
     cmd = server_command(app, adapted_server)
-    params = StdioServerParameters(command=cmd[0], args=cmd[1:], cwd=str(ROOT))
+    params = StdioServerParameters(command=cmd[0], args=cmd[1:], cwd=str(ROOT), env=sanitizer_env())
     with open("/dev/null", "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
