@@ -121,7 +121,7 @@ async def measure(rounds: int, calls: int, frameworks: list[str], tick: Callable
 # A sync tool runs in a worker thread, which cProfile does not follow: its time shows as the
 # main thread's handing over to it (the thread hop).
 SHARES = ("mcp-native", "pydantic", "framework (mcp, fastmcp)", "event loop (asyncio, anyio)", "thread hop to the tool",
-          "other")
+          "pipe writes", "other")
 
 
 def _owner(file: str, name: str) -> str | None:
@@ -137,6 +137,8 @@ def _owner(file: str, name: str) -> str | None:
         return "event loop (asyncio, anyio)"
     if "_thread.lock" in name or any(file.endswith(f"/{m}.py") for m in ("threading", "queue", "thread")):
         return "thread hop to the tool"
+    if name == "<built-in method posix.write>":
+        return "pipe writes"  # the response to the client (the kernel may switch to it right there)
     return "other"
 
 
