@@ -190,8 +190,16 @@ class Verdict(_core.ResponseWriter):
         return None
 
 
+_SANITIZER_ENV = ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "PYTHONMALLOC")
+
+
 def sanitizer_env() -> dict[str, str]:
     """What a subprocess needs of this process's environment to load the sanitized module
     (scripts/test --sanitize): the SDK's stdio client starts servers with a scrubbed one."""
-    keys = ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "PYTHONMALLOC")
-    return {k: os.environ[k] for k in keys if k in os.environ}
+    return {k: os.environ[k] for k in _SANITIZER_ENV if k in os.environ}
+
+
+def tool_env() -> dict[str, str]:
+    """This process's environment without the sanitizer runtime, for tools that are not ours
+    (cmake, make): under scripts/test --sanitize, ASan would check them too."""
+    return {k: v for k, v in os.environ.items() if k not in _SANITIZER_ENV}

@@ -3,12 +3,13 @@ names the Debian package to install."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from helpers import tool_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
     ],
 )
 def test_missing_dependency_names_apt_package(tmp_path: Path, hide: str, apt_package: str) -> None:
-    env = dict(os.environ)
+    env = tool_env()
     args = ["cmake", "-S", str(ROOT), "-B", str(tmp_path / "build"), "-DMCP_NATIVE_BUILD_PYTHON=OFF"]
     if hide == "PKG_CONFIG_LIBDIR":
         env.pop("PKG_CONFIG_PATH", None)
