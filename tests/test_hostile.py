@@ -67,6 +67,17 @@ def test_max_instance_depth_applies_where_validation_descends() -> None:
                     check(instance)
 
 
+def test_limits_apply_to_the_walk_each_call_makes() -> None:
+    # A fuzz finding: is_valid stops at the first failure; iter_errors and validate walk on to
+    # collect every error, and may meet a limit is_valid never reached.
+    v = Validator({"items": {"items": {"items": {"type": "number"}}}}, limits={"max_instance_depth": 2})
+    instance = [["a"], [[[1]]]]
+    assert not v.is_valid(instance)
+    with pytest.raises(ValidationError, match="max_instance_depth") as e:
+        list(v.iter_errors(instance))
+    assert e.value.keyword == "limits"
+
+
 def test_depth_limits_are_capped_below_the_stack() -> None:
     # At their maxima the limits still stop a 100,000-deep document (beyond them, the recursion
     # would overflow the C++ stack first: it did, with max_schema_depth=10**6).
