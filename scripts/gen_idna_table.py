@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Generates cpp/src/idna_table.inc: the Unicode data the idn-hostname checker needs.
+"""Generates cpp/src/schema/idna_table.inc: the Unicode data the idn-hostname checker needs.
 
 For every code point that IDNA2008 (RFC 5892) does not disallow: its derived property
 (PVALID, CONTEXTJ, CONTEXTO), Bidi_Class (RFC 5893), Joining_Type and virama-ness (the
 CONTEXTJ rules), whether it is a combining mark, and the scripts the CONTEXTO rules ask about.
 Sources: Python's unicodedata (category, NFKC, casefold) and Perl's core Unicode::UCD (the other
 properties); both must be at the same Unicode version, which the output records.
-Run: python3 scripts/gen_idna_table.py > cpp/src/idna_table.inc
+Run: python3 scripts/gen_idna_table.py > cpp/src/schema/idna_table.inc
 """
 import subprocess
 import sys

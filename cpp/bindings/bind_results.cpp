@@ -4,8 +4,8 @@
 #include <string_view>
 
 #include "bindings.hpp"
-#include "mcp_native/protocol.hpp"
-#include "mcp_native/text_mirror.hpp"
+#include "mcp_native/mcp/protocol.hpp"
+#include "mcp_native/mcp/text_mirror.hpp"
 #include "py_dumper.hpp"
 #include "py_instance.hpp"
 #include "py_json.hpp"

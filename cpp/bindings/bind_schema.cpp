@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "bindings.hpp"
-#include "mcp_native/json_syntax.hpp"
-#include "mcp_native/schema_dom.hpp"
+#include "mcp_native/json/syntax.hpp"
+#include "mcp_native/schema/text_views.hpp"
 #include "py_instance.hpp"
 #include "py_json.hpp"
 

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "bindings.hpp"
-#include "mcp_native/json_writer.hpp"
-#include "mcp_native/jsonrpc.hpp"
-#include "mcp_native/sse.hpp"
+#include "mcp_native/json/writer.hpp"
+#include "mcp_native/mcp/jsonrpc.hpp"
+#include "mcp_native/mcp/sse.hpp"
 #include "py_json.hpp"
 
 namespace py = pybind11;

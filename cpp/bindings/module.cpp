@@ -1,5 +1,5 @@
 #include "bindings.hpp"
-#include "mcp_native/build_info.hpp"
+#include "mcp_native/util/build_info.hpp"
 
 namespace py = pybind11;
 

@@ -1,4 +1,4 @@
-// The PyObject* instance view of the schema engine (see schema_eval.hpp for the concept).
+// The PyObject* instance view of the schema engine (see mcp_native/schema/views.hpp for the concept).
 #pragma once
 
 #include <Python.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "mcp_native/schema_eval.hpp"
+#include "mcp_native/schema/evaluator.hpp"
 #include "py_dict.hpp"
 
 namespace mcp_native::bindings {

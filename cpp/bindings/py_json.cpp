@@ -12,9 +12,9 @@
 #include <emmintrin.h>
 #endif
 
-#include "mcp_native/json_indent.hpp"
-#include "mcp_native/json_syntax.hpp"
-#include "mcp_native/json_tape.hpp"
+#include "mcp_native/json/indent.hpp"
+#include "mcp_native/json/syntax.hpp"
+#include "mcp_native/json/tape.hpp"
 #include "py_dumper.hpp"
 
 namespace mcp_native::bindings {

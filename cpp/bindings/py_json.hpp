@@ -8,7 +8,7 @@
 #include <new>
 #include <string_view>
 
-#include "mcp_native/json_writer.hpp"
+#include "mcp_native/json/writer.hpp"
 
 namespace mcp_native::bindings {
 

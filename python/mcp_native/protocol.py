@@ -1,5 +1,5 @@
 """The MCP protocol versions and what tells them apart, and the protocol's error codes: in one
-place for the Python layer (``cpp/include/mcp_native/protocol.hpp`` holds the core's copy).
+place for the Python layer (``cpp/include/mcp_native/mcp/protocol.hpp`` holds the core's copy).
 
 :class:`ProtocolVersion` members compare by release date, so a rule reads
 ``version >= ProtocolVersion.V2025_11_25``, never a comparison of strings.

@@ -6,10 +6,10 @@
 #include <optional>
 
 #include "fuzz_common.hpp"
-#include "mcp_native/json_indent.hpp"
-#include "mcp_native/json_syntax.hpp"
-#include "mcp_native/json_writer.hpp"
-#include "mcp_native/text_mirror.hpp"
+#include "mcp_native/json/indent.hpp"
+#include "mcp_native/json/syntax.hpp"
+#include "mcp_native/json/writer.hpp"
+#include "mcp_native/mcp/text_mirror.hpp"
 
 using namespace mcp_native;
 

@@ -4,8 +4,8 @@
 #include <simdjson.h>
 
 #include "fuzz_common.hpp"
-#include "mcp_native/formats.hpp"
-#include "mcp_native/regex.hpp"
+#include "mcp_native/schema/formats.hpp"
+#include "mcp_native/schema/regex.hpp"
 
 using namespace mcp_native;
 

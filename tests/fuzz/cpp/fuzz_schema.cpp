@@ -5,7 +5,7 @@
 #include <simdjson.h>
 
 #include "fuzz_common.hpp"
-#include "mcp_native/schema_dom.hpp"
+#include "mcp_native/schema/text_views.hpp"
 
 using namespace mcp_native::schema;
 

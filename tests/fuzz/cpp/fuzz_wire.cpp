@@ -3,8 +3,8 @@
 #include <simdjson.h>
 
 #include "fuzz_common.hpp"
-#include "mcp_native/jsonrpc.hpp"
-#include "mcp_native/sse.hpp"
+#include "mcp_native/mcp/jsonrpc.hpp"
+#include "mcp_native/mcp/sse.hpp"
 
 namespace rpc = mcp_native::jsonrpc;
 namespace sse = mcp_native::sse;

@@ -1,0 +1,23 @@
+// The text mirror of a tool result: serialized JSON embedded once more as a JSON string.
+#pragma once
+
+#include <cstddef>
+
+#include "mcp_native/json/writer.hpp"
+
+namespace mcp_native {
+
+/// Appends to `w` the bytes it already holds at offsets [start, end), escaped as the inside of
+/// a JSON string (no quotes added). Those bytes must be JSON text as a JSON writer
+/// emits it, which never holds raw control characters: only `"` and `\` need a backslash, so
+/// this is a single byte loop that at most doubles the text.
+void append_escaped_copy(JsonWriter& w, std::size_t start, std::size_t end);
+
+/// The loops append_escaped_copy can run, by the instructions they need.
+enum class MirrorKernel { kPortable, kSsse3 };
+
+/// Makes append_escaped_copy run kernel `k`, if this CPU has what it needs (else returns false
+/// and changes nothing). It starts with the best one; tests run each.
+bool use_mirror_kernel(MirrorKernel k);
+
+}  // namespace mcp_native

@@ -1,0 +1,375 @@
+// The compiled JSON Schema engine: schema documents, compile options, limits and the immutable
+// program that evaluation (evaluator.hpp) runs over any instance view.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "mcp_native/schema/formats.hpp"
+#include "mcp_native/schema/regex.hpp"
+
+namespace mcp_native::schema {
+
+/// A JSON value owned by the engine: schema documents and `const`/`enum` constants. Objects keep
+/// member order. Integers beyond 64 bits are kept as their decimal text (kind BigInt) plus a
+/// double approximation.
+struct Json {
+  enum class T : uint8_t { Null, Bool, Int, UInt, Float, BigInt, String, Array, Object };
+  T t = T::Null;
+  bool b = false;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double d = 0;
+  std::string s;  ///< string value, or decimal text of a BigInt
+  std::vector<Json> arr;
+  std::vector<std::pair<std::string, Json>> obj;
+
+  // Defined where Json is complete: in the class, clang (with libstdc++'s constexpr vector)
+  // instantiates ~vector<pair<string, Json>> while that pair's Json is still incomplete.
+  Json();
+  Json(const Json&);
+  Json(Json&&) noexcept;
+  Json& operator=(const Json&);
+  Json& operator=(Json&&) noexcept;
+  ~Json();
+
+  /// The member `key` of an object, or nullptr.
+  const Json* get(std::string_view key) const;
+  /// Compact JSON text of this value.
+  std::string dump() const;
+};
+
+/// Parses JSON text into a Json (via simdjson). Throws std::invalid_argument on invalid JSON;
+/// number errors (integers beyond 64 bits) throw BigIntError so that callers can fall back.
+Json parse_json(std::string_view text);
+
+/// simdjson reported a number error: an integer beyond 64 bits (or an invalid number).
+struct BigIntError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+/// One step of a JSON Pointer-like path: an object key or an array index.
+struct PathTok {
+  std::string key;
+  int64_t index = -1;  ///< >= 0 for an array index (then key is empty)
+  static PathTok at(int64_t i) { return {std::string(), i}; }
+  static PathTok of(std::string_view k) { return {std::string(k), -1}; }
+};
+
+/// Renders a path as a JSON Pointer ("/a/0/b").
+std::string pointer(const std::vector<PathTok>& path);
+
+/// Supported dialects.
+enum class Dialect : uint8_t { Draft4, Draft6, Draft7, Draft201909, Draft202012 };
+
+/// Short name of a dialect ("2020-12", "draft-07", ...).
+const char* dialect_name(Dialect d);
+
+/// The dialect named by a `$schema` URI or short name, if it is one of the official ones.
+bool dialect_from_name(std::string_view name, Dialect& out);
+
+/// Bounds against schema and instance bombs. Exceeding one raises SchemaError (compile) or
+/// LimitError (evaluation) naming the limit.
+struct Limits {
+  uint32_t max_schema_depth = 256;    ///< nesting depth of a schema document
+  uint32_t max_subschemas = 100000;   ///< compiled subschemas per validator
+  uint32_t max_instance_depth = 512;  ///< nesting depth of an instance
+  uint64_t max_steps = 1000000;       ///< subschema evaluations per call
+};
+
+/// The schema cannot be compiled: invalid for its dialect, unknown dialect, unresolvable `$ref`,
+/// invalid regex, or a limit. `path` locates the problem in the schema (`where` names a document
+/// other than the root one, or is empty).
+struct SchemaError : std::invalid_argument {
+  SchemaError(const std::string& msg, std::vector<PathTok> p, std::string w = {})
+      : std::invalid_argument(msg), path(std::move(p)), where(std::move(w)) {}
+  std::vector<PathTok> path;
+  std::string where;
+};
+
+/// An evaluation limit was exceeded (instance depth, steps, recursion) or a pattern hit the regex
+/// engine's limits.
+struct LimitError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// The instance is not a JSON value (e.g. NaN, a non-string key, an unsupported type).
+struct InstanceError : std::invalid_argument {
+  InstanceError(const std::string& msg, bool wrong_type) : std::invalid_argument(msg), type_error(wrong_type) {}
+  bool type_error;  ///< a value of a type JSON does not have (else a bad value such as NaN)
+};
+
+/// Compile options.
+struct Options {
+  Dialect default_dialect = Dialect::Draft202012;  ///< for schemas without `$schema`
+  bool formats = false;                            ///< assert `format`
+  Limits limits;
+  /// Documents that `$ref` may reach, by URI (never fetched from anywhere else).
+  std::vector<std::pair<std::string, Json>> registry;
+};
+
+/// 128-bit integers (a GCC/Clang extension; `__extension__` keeps -Wpedantic quiet about it).
+__extension__ typedef __int128 int128;
+__extension__ typedef unsigned __int128 uint128;
+
+/// A number of an instance or a schema: exact integers up to 128 bits (I, U, L), doubles (F),
+/// and larger integers (B) kept exactly as their decimal digits.
+struct Num {
+  enum K : uint8_t { I, U, L, F, B } k = I;
+  bool neg = false;  ///< sign of a B
+  int64_t i = 0;
+  uint64_t u = 0;
+  int128 l = 0;
+  double d = 0;  ///< the value of an F; the nearest double of a B
+  /// Magnitude of a B, no leading zeros; a view into the text it was read from (the schema
+  /// document, or storage the instance view keeps for the call).
+  std::string_view digits;
+  bool is_integer() const { return k != F || (std::isfinite(d) && std::floor(d) == d); }
+  /// The value as the nearest double (exact for I and U up to 2^53, and for F).
+  double approx() const {
+    switch (k) {
+      case I: return (double)i;
+      case U: return (double)u;
+      case L: return (double)l;
+      default: return d;
+    }
+  }
+};
+
+/// The Num of an integer given as decimal text (optional '-' then digits), always exact; a B
+/// refers to `text`, which must outlive it.
+Num num_of_decimal(std::string_view text);
+
+/// -1, 0 or 1, exact for every pair of Nums (compare() inlines the common case).
+int compare_wide(const Num& a, const Num& b);
+/// -1, 0 or 1, exact for every pair of Nums.
+inline int compare(const Num& a, const Num& b) {
+  if (a.k == Num::I && b.k == Num::I) return (a.i > b.i) - (a.i < b.i);
+  return compare_wide(a, b);
+}
+/// `x` is an integer multiple of `m` (exact for integers; decimal semantics for doubles, so
+/// 0.0075 / 0.0001 is).
+bool is_multiple(const Num& x, const Num& m);
+/// The Num of a numeric Json.
+Num num_of(const Json& j);
+
+/// Kinds of instance values as JSON Schema sees them.
+enum class Kind : uint8_t { Null, Bool, Number, String, Array, Object };
+
+/// `type` bit mask.
+enum TypeBit : uint8_t { kNull = 1, kBool = 2, kObject = 4, kArray = 8, kNumber = 16, kString = 32, kInteger = 64 };
+
+/// Keyword operations of the program.
+enum class Op : uint8_t {
+  Type,
+  Enum,
+  Const,
+  MultipleOf,
+  Minimum,
+  Maximum,
+  MinLength,
+  MaxLength,
+  Pattern,
+  Format,
+  PrefixItems,
+  RestItems,
+  Contains,
+  MinItems,
+  MaxItems,
+  UniqueItems,
+  MinProperties,
+  MaxProperties,
+  Required,
+  Props,
+  PropertyNames,
+  DependentRequired,
+  DependentSchemas,
+  AllOf,
+  AnyOf,
+  OneOf,
+  Not,
+  IfThenElse,
+  Ref,
+  DynamicRef,
+  RecursiveRef,
+  UnevaluatedItems,
+  UnevaluatedProperties
+};
+
+/// One keyword of a compiled subschema.
+struct Keyword {
+  Op op;
+  std::string name;             ///< the keyword as written ("additionalItems", "dependencies", ...)
+  const Json* value = nullptr;  ///< its value in the schema document (for messages)
+  uint8_t types = 0;            ///< Type
+  bool exclusive = false;       ///< Minimum/Maximum; Type: floats are never integers (draft-04)
+  bool annotate = true;         ///< Contains: marks items for unevaluatedItems (2020-12)
+  Num num;                      ///< MultipleOf/Minimum/Maximum
+  uint64_t count = 0;           ///< Min*/Max* counts, RestItems start, Contains min
+  int64_t max = -1;             ///< Contains max (-1: none)
+  uint32_t regex = 0;           ///< Pattern
+  formats::Checker format = nullptr;
+  std::vector<uint32_t> kids;       ///< subschemas (AllOf.., PrefixItems, Contains/Not/.. use kids[0])
+  std::vector<const Json*> consts;  ///< Enum / Const
+  /// Enum of many values: (json_hash, index into consts), sorted; empty for short enums.
+  std::vector<std::pair<uint64_t, uint32_t>> const_hashes;
+  std::vector<uint32_t> keys;                   ///< Required / DependentRequired / DependentSchemas keys
+  std::vector<std::vector<uint32_t>> dep_keys;  ///< DependentRequired: required keys per key
+  // Props: properties (key ids + subschemas), open-addressing table over them, patterns.
+  std::vector<std::pair<uint32_t, uint32_t>> props;
+  std::vector<int32_t> slots;
+  uint64_t prop_lengths = 0;  ///< bit (length % 64) of each property name: most others skip the table
+  std::vector<std::pair<uint32_t, uint32_t>> patterns;  ///< (regex, subschema)
+  /// Props: props[i] is also `required` (checked here): its ordinal among those, from 1 (else 0).
+  std::vector<uint32_t> prop_required;
+  uint32_t n_required = 0;               ///< Props: how many are
+  const Json* required_value = nullptr;  ///< Props: the `required` value (for messages)
+  int64_t additional = -1;               ///< additionalProperties subschema
+  int64_t then_ = -1, else_ = -1;        ///< IfThenElse (kids[0] is `if`)
+  std::string anchor;                    ///< DynamicRef anchor name
+  bool dynamic = false;                  ///< DynamicRef/RecursiveRef: resolve through the dynamic scope
+  int32_t disc_key = -1;                 ///< AnyOf/OneOf: the discriminator property most branches pin
+  /// AnyOf/OneOf with disc_key: (pinned value, branch index) sorted by shorter_or_less then
+  /// index, and the branches that do not pin it (always candidates).
+  std::vector<std::pair<std::string_view, uint32_t>> disc_table;
+  std::vector<uint32_t> disc_rest;
+  /// AnyOf/OneOf, per Kind of instance: the only branch whose type admits it, -2 when none
+  /// does, -1 when several may (then no shortcut).
+  std::array<int16_t, 6> by_kind{-1, -1, -1, -1, -1, -1};
+};
+
+/// One compiled subschema.
+struct Node {
+  int8_t boolean = -1;  ///< 0/1 for boolean schemas (and `{}` = 1), -1 otherwise
+  bool tracks = false;  ///< has unevaluated*: evaluates with annotations
+  bool simple = false;  ///< only keywords that look at this value itself (no subschemas)
+  bool leaf = false;    ///< simple, or also item keywords whose subschemas are bare types
+  /// A walk that visits the instance itself may apply it value by value (Evaluator's guided
+  /// walks): beside keywords without subschemas it has only `properties`/`additionalProperties`
+  /// (no `patternProperties`) and item keywords, and no annotations or dynamic scope.
+  bool walkable = false;
+  int32_t props = -1;                ///< walkable: its `properties` keyword (-1: none)
+  bool self_checks = false;          ///< walkable: has keywords without subschemas (for check_self)
+  uint8_t types = 0;                 ///< its `type` mask (0: none), checked before the keywords
+  uint8_t only_types = 0;            ///< for a verdict the node is just a `type` mask (or a union of them)
+  int32_t or_null = -1;              ///< for a verdict the node is `null` or this subschema (-1: no)
+  int32_t select = -1;               ///< the node is only this anyOf/oneOf keyword, with Keyword::by_kind
+  const Json* type_value = nullptr;  ///< the `type` value (for messages)
+  /// A typed array (e.g. `{"type": "array", "items": {"type": "number"}, "minItems": 2}`): the
+  /// items' type mask, with the item count bounds; 0 when the node is not one.
+  uint8_t item_types = 0;
+  uint64_t min_items = 0, max_items = UINT64_MAX;
+  /// A bounded leaf (e.g. `{"type": "integer", "minimum": 0}`, `{"maxLength": 64}`): its only
+  /// keywords are integer minimum/maximum (exclusive or not) and minLength/maxLength, held here
+  /// as inclusive ranges.
+  bool bounded = false;
+  int64_t int_min = INT64_MIN, int_max = INT64_MAX;
+  uint64_t min_length = 0, max_length = UINT64_MAX;
+  uint32_t first = 0, count = 0;  ///< keyword range
+  uint32_t resource = 0;          ///< schema resource containing it (for the dynamic scope)
+  /// Discriminator: `properties[keys[disc_key]]` must be one of the strings disc_values (and
+  /// the property is required when disc_required); -1 when there is none.
+  int32_t disc_key = -1;
+  bool disc_required = false;
+  std::vector<std::string_view> disc_values;
+};
+
+/// A schema resource (document root or subschema with `$id`), for dynamic references.
+struct Resource {
+  std::unordered_map<std::string, uint32_t> dynamic_anchors;  ///< name -> subschema
+  bool recursive_anchor = false;
+  uint32_t root = 0;
+};
+
+/// a == b, inline: for property names a library call costs more than the compare itself.
+[[gnu::always_inline]] inline bool same_text(std::string_view a, std::string_view b) {
+  size_t n = a.size();
+  if (n != b.size()) return false;
+  if (n > 16) return std::memcmp(a.data(), b.data(), n) == 0;
+  if (n >= 8) {  // two overlapping 8-byte words
+    uint64_t a0, a1, b0, b1;
+    std::memcpy(&a0, a.data(), 8);
+    std::memcpy(&b0, b.data(), 8);
+    std::memcpy(&a1, a.data() + n - 8, 8);
+    std::memcpy(&b1, b.data() + n - 8, 8);
+    return a0 == b0 && a1 == b1;
+  }
+  if (n >= 4) {  // two overlapping 4-byte words
+    uint32_t a0, a1, b0, b1;
+    std::memcpy(&a0, a.data(), 4);
+    std::memcpy(&b0, b.data(), 4);
+    std::memcpy(&a1, a.data() + n - 4, 4);
+    std::memcpy(&b1, b.data() + n - 4, 4);
+    return a0 == b0 && a1 == b1;
+  }
+  return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
+
+/// An order of strings that settles most pairs by their lengths: shorter first, then bytewise.
+inline bool shorter_or_less(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return a.size() < b.size();
+  return std::memcmp(a.data(), b.data(), a.size()) < 0;
+}
+
+/// The compiled, immutable program. Safe to evaluate from many threads at once.
+struct Program {
+  std::vector<Node> nodes;
+  std::vector<Keyword> keywords;
+  std::vector<std::string> keys;     ///< property names used by the program
+  std::vector<uint64_t> key_hashes;  ///< hash_key(keys[i])
+  std::vector<Regex> regexes;
+  std::vector<Resource> resources;
+  std::vector<std::unique_ptr<Json>> docs;  ///< owned documents (values referenced by keywords)
+  uint32_t root = 0;
+  bool dynamic = false;  ///< uses $dynamicRef/$recursiveRef: evaluation tracks the dynamic scope
+  Dialect dialect = Dialect::Draft202012;
+  Limits limits;
+
+  /// Index of `key` in kw.props (-1 when absent); hash is hash_key(key).
+  int64_t find_prop(const Keyword& kw, std::string_view key, uint64_t hash) const {
+    size_t mask = kw.slots.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      int32_t s = kw.slots[i];
+      if (s < 0) return -1;
+      uint32_t id = kw.props[s].first;
+      if (key_hashes[id] == hash && same_text(keys[id], key)) return s;
+    }
+  }
+};
+
+/// Hash of a property name as the Props tables use it: length plus the first and last 8
+/// bytes, mixed (property names are short and a collision only costs a compare).
+inline uint64_t hash_key(std::string_view s) {
+  uint64_t a = 0, b = 0;
+  size_t n = s.size();
+  if (n >= 8) {
+    std::memcpy(&a, s.data(), 8);
+    std::memcpy(&b, s.data() + n - 8, 8);
+  } else {
+    std::memcpy(&a, s.data(), n);
+  }
+  uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xff51afd7ed558ccdull;
+  return h ^ (h >> 29);
+}
+
+/// Compiles a schema (a Json document) into a program. Checks it against its dialect's
+/// metaschema. Throws SchemaError.
+std::shared_ptr<const Program> compile(Json schema, const Options& options);
+
+/// The embedded official metaschemas: (URI without '#', JSON text).
+const std::vector<std::pair<std::string_view, std::string_view>>& metaschemas();
+
+/// Number of UTF-8 code points in s.
+size_t utf8_length(std::string_view s);
+
+}  // namespace mcp_native::schema

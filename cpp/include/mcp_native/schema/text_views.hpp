@@ -1,0 +1,174 @@
+// Instance views over JSON text parsed by simdjson (see views.hpp for the concept): validate it
+// without building any other objects.
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstring>
+
+#include "mcp_native/json/tape.hpp"
+#include "mcp_native/schema/evaluator.hpp"
+
+namespace mcp_native::schema {
+
+/// Instance view over simdjson DOM elements (see views.hpp for the concept). Error
+/// collection uses it: its elements are what the bindings turn into Python values.
+struct DomView {
+  using Value = simdjson::dom::element;
+  struct Env {};
+  static constexpr bool kFastLookup = false;
+  static constexpr bool kUtf8Strings = true;
+
+  static Kind kind(const Env&, Value v) {
+    switch (v.type()) {
+      case simdjson::dom::element_type::ARRAY: return Kind::Array;
+      case simdjson::dom::element_type::OBJECT: return Kind::Object;
+      case simdjson::dom::element_type::STRING: return Kind::String;
+      case simdjson::dom::element_type::BOOL: return Kind::Bool;
+      case simdjson::dom::element_type::NULL_VALUE: return Kind::Null;
+      default: return Kind::Number;
+    }
+  }
+  static bool boolean(Value v) { return v.get_bool().value_unsafe(); }
+  static Num num(const Env&, Value v) {
+    Num n;
+    switch (v.type()) {
+      case simdjson::dom::element_type::INT64:
+        n.k = Num::I;
+        n.i = v.get_int64().value_unsafe();
+        break;
+      case simdjson::dom::element_type::UINT64:
+        n.k = Num::U;
+        n.u = v.get_uint64().value_unsafe();
+        break;
+      default:
+        n.k = Num::F;
+        n.d = v.get_double().value_unsafe();
+        break;
+    }
+    return n;
+  }
+  static std::string_view str(const Env&, Value v) { return v.get_string().value_unsafe(); }
+  static size_t str_len(Value v) { return utf8_length(v.get_string().value_unsafe()); }
+  static size_t arr_size(Value v) {
+    simdjson::dom::array a = v.get_array().value_unsafe();
+    return a.size();
+  }
+  static size_t obj_size(Value v) {
+    simdjson::dom::object o = v.get_object().value_unsafe();
+    return o.size();
+  }
+  template <class F>
+  static bool arr_each(const Env&, Value v, F&& f) {
+    size_t i = 0;
+    simdjson::dom::array a = v.get_array().value_unsafe();
+    for (Value x : a)
+      if (!f(i++, x)) return false;
+    return true;
+  }
+  template <class F>
+  static bool obj_each(const Env&, Value v, F&& f) {
+    simdjson::dom::object o = v.get_object().value_unsafe();
+    for (auto m : o)
+      if (!f(m.key, m.value)) return false;
+    return true;
+  }
+  static bool find(const Env&, Value v, const Program& p, uint32_t key, Value& out) {
+    simdjson::dom::object o = v.get_object().value_unsafe();
+    auto r = o.at_key(p.keys[key]);
+    if (r.error()) return false;
+    out = r.value_unsafe();
+    return true;
+  }
+};
+
+/// Instance view over the tape of a document that a simdjson 3 `dom::parser` parsed (public
+/// `parser.doc`), read directly: one 64-bit word per value with its type character in the top
+/// byte, where dom::element re-checks the type on every access. Used for verdicts.
+struct TapeView {
+  struct Value {
+    const simdjson::dom::document* doc = nullptr;
+    const uint64_t* w = nullptr;  ///< the value's tape word
+  };
+  struct Env {};
+  static constexpr bool kFastLookup = false;
+  static constexpr bool kUtf8Strings = true;
+
+  /// The root value of a parsed document.
+  static Value root(const simdjson::dom::document& d) { return {&d, d.tape.get() + 1}; }
+
+  static char type(Value v) { return tape::type(*v.w); }
+  [[gnu::always_inline]] static const uint64_t* next(const simdjson::dom::document* d, const uint64_t* w) {
+    return tape::next(d->tape.get(), w);
+  }
+  static Kind kind(const Env&, Value v) {
+    switch (type(v)) {
+      case '"': return Kind::String;
+      case '{': return Kind::Object;
+      case '[': return Kind::Array;
+      case 't':
+      case 'f': return Kind::Bool;
+      case 'n': return Kind::Null;
+      default: return Kind::Number;
+    }
+  }
+  static bool boolean(Value v) { return type(v) == 't'; }
+  static Num num(const Env&, Value v) {
+    Num n;
+    switch (type(v)) {
+      case 'l':
+        n.k = Num::I;
+        std::memcpy(&n.i, v.w + 1, 8);
+        break;
+      case 'u':
+        n.k = Num::U;
+        std::memcpy(&n.u, v.w + 1, 8);
+        break;
+      default:
+        n.k = Num::F;
+        std::memcpy(&n.d, v.w + 1, 8);
+        break;
+    }
+    return n;
+  }
+  static bool small_int(Value v, int64_t& out) {
+    if (type(v) != 'l') return false;
+    std::memcpy(&out, v.w + 1, 8);
+    return true;
+  }
+  static std::string_view str(const Env&, Value v) { return tape::string(v.doc->string_buf.get(), *v.w); }
+  static size_t str_len(Value v) { return utf8_length(str({}, v)); }
+  static size_t arr_size(Value v) { return tape::count(v.doc->tape.get(), v.w); }
+  static size_t obj_size(Value v) { return tape::count(v.doc->tape.get(), v.w); }
+  template <class F>
+  static bool arr_each(const Env&, Value v, F&& f) {
+    const uint64_t* end = v.doc->tape.get() + uint32_t(*v.w) - 1;
+    size_t i = 0;
+    for (const uint64_t* p = v.w + 1; p != end; p = next(v.doc, p))
+      if (!f(i++, Value{v.doc, p})) return false;
+    return true;
+  }
+  template <class F>
+  static bool obj_each(const Env& e, Value v, F&& f) {
+    const uint64_t* end = v.doc->tape.get() + uint32_t(*v.w) - 1;
+    for (const uint64_t* p = v.w + 1; p != end;) {
+      const uint64_t* x = p + 1;  // the value, after its key's word
+      if (!f(str(e, Value{v.doc, p}), Value{v.doc, x})) return false;
+      p = next(v.doc, x);
+    }
+    return true;
+  }
+  static bool find(const Env& e, Value v, const Program& p, uint32_t key, Value& out) {
+    std::string_view k = p.keys[key];
+    bool found = false;
+    obj_each(e, v, [&](std::string_view name, Value x) {
+      if (!same_text(name, k)) return true;
+      out = x;
+      found = true;
+      return false;
+    });
+    return found;
+  }
+};
+
+}  // namespace mcp_native::schema

@@ -1,0 +1,433 @@
+"""mcp_native.adapters: install/uninstall, version refusal, and real servers over stdio (the
+example MCPServer and fastmcp apps as subprocesses, stock and adapted, driven by the SDK's
+own client)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+pytest.importorskip("fastmcp")
+
+import mcp.client.session
+import mcp.client.stdio
+import mcp.server.stdio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.types import JSONRPCResponse, TextContent
+
+from helpers import sanitizer_env
+from mcp_native import adapters
+
+ROOT = Path(__file__).resolve().parents[2]
+APPS = {"mcpserver": ROOT / "examples" / "mcpserver_app.py", "fastmcp": ROOT / "examples" / "fastmcp_app.py"}
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("adapters_restored")]
+
+
+def server_command(app: str, adapted: bool) -> list[str]:
+    return [sys.executable, *(["-m", "mcp_native", "run"] if adapted else []), str(APPS[app])]
+
+
+@asynccontextmanager
+async def session(app: str, adapted_server: bool) -> AsyncIterator[ClientSession]:
+    cmd = server_command(app, adapted_server)
+    params = StdioServerParameters(command=cmd[0], args=cmd[1:], cwd=str(ROOT), env=sanitizer_env())
+    with open("/dev/null", "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            yield s
+
+
+# -- install / uninstall ----------------------------------------------------------------------
+
+
+def _targets() -> list[Any]:
+    import fastmcp.server.mixins.transport
+    import fastmcp.tools.base
+    import mcp
+    import mcp.server.mcpserver.utilities.func_metadata
+    import mcp.server.runner
+
+    return [
+        mcp.server.stdio.stdio_server,
+        mcp.stdio_server,
+        vars(fastmcp.server.mixins.transport)["stdio_server"],  # imported there, not exported
+        mcp.client.session.ClientSession.validate_tool_result,
+        fastmcp.tools.base.Tool.convert_result,
+        mcp.server.mcpserver.utilities.func_metadata.FuncMetadata.convert_result,
+        mcp.server.runner.ServerRunner._serialize,
+    ]
+
+
+def test_install_patches_named_points_and_uninstall_restores_them_exactly() -> None:
+    before = _targets()
+    report = adapters.install()
+    patched = list(report.patched)
+    assert not report.refused
+    assert report.versions == {"mcp": "2.3.0", "fastmcp": "4.1.2"}
+    text = str(report)
+    assert "stdio transport" in text and "validate_tool_result" in text and "convert_result" in text
+    after = _targets()
+    assert all(a is not b for a, b in zip(after, before, strict=True))
+    assert adapters.report() is report
+    again = adapters.install()  # idempotent: the same patches, applied once
+    assert again.patched == patched and _targets() == after
+    adapters.uninstall()
+    assert _targets() == before
+    assert adapters.report() is None
+
+
+def test_options_choose_the_parts() -> None:
+    before = _targets()
+    report = adapters.install(server=False, transport=False)
+    assert len(report.patched) == 2 and all("validate_" in p for p in report.patched)
+    after = _targets()
+    assert after[0] is before[0] and after[4] is before[4] and after[3] is not before[3]
+    with pytest.raises(ValueError, match="output_validation"):
+        adapters.install(output_validation="strict")
+
+
+def test_untested_versions_are_refused_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = _targets()
+    monkeypatch.setitem(adapters.SUPPORTED_VERSIONS, "mcp", ("2.0.0",))
+    with pytest.warns(RuntimeWarning, match=r"mcp 2\.3\.0 not tested \(supported: mcp 2\.0\.0; fastmcp 4\.1\.2\)"):
+        report = adapters.install()
+    assert report.patched == [] and "not tested" in str(report)
+    assert _targets() == before
+    with pytest.raises(adapters.UnsupportedVersion, match="not tested"):
+        adapters.install(strict=True)
+    assert _targets() == before
+
+
+def test_an_unexpected_patch_point_refuses_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def someone_elses(self: Any, name: str, result: Any) -> None:
+        pass
+
+    monkeypatch.setattr(mcp.client.session.ClientSession, "validate_tool_result", someone_elses)
+    before = _targets()
+    with pytest.warns(RuntimeWarning, match="ClientSession.validate_tool_result"):
+        report = adapters.install()
+    assert report.patched == []
+    assert _targets() == before
+
+
+# -- real servers over stdio --------------------------------------------------------------------
+
+
+def _plain(result: Any) -> dict[str, Any]:
+    return result.model_dump(by_alias=True, exclude_none=True, mode="json")  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("app", list(APPS))
+async def test_adapted_server_answers_as_stock_does(app: str) -> None:
+    answers = {}
+    for adapted in (False, True):
+        async with session(app, adapted) as s:
+            tools = await s.list_tools()
+            calls: list[tuple[str, dict[str, Any]]] = [
+                ("get_weather", {"city": "Zürich"}),
+                ("list_records", {"count": 200}),
+                ("list_records", {"count": 3000}),
+            ]
+            answers[adapted] = ([t.name for t in tools.tools], [_plain(await s.call_tool(n, a)) for n, a in calls])
+    assert answers[True] == answers[False]
+    names, results = answers[True]
+    assert names == ["get_weather", "list_records", "broken_weather"]
+    assert results[0]["structuredContent"]["city"] == "Zürich"
+    assert len(results[2]["structuredContent"]["records"]) == 3000  # a response far beyond the pipe's buffer
+
+
+async def test_fastmcp_server_refuses_to_send_an_invalid_result() -> None:
+    async with session("fastmcp", adapted_server=True) as s:
+        result = await s.call_tool("broken_weather", {"city": "Paris"})
+    assert result.is_error and result.structured_content is None
+    assert isinstance(result.content[0], TextContent)
+    assert "'65%' is not of type 'integer' at /humidity" in result.content[0].text
+
+
+async def test_stock_fastmcp_sends_it_and_the_adapted_client_names_the_path() -> None:
+    async with session("fastmcp", adapted_server=False) as s:
+        with pytest.raises(RuntimeError, match="Invalid structured content returned by tool broken_weather"):
+            await s.call_tool("broken_weather", {"city": "Paris"})  # the stock client's check
+        adapters.install(server=False, transport=False)
+        with pytest.raises(RuntimeError, match=r"broken_weather: '65%' is not of type 'integer' at /humidity"):
+            await s.call_tool("broken_weather", {"city": "Paris"})
+        adapters.install(server=False, transport=False, output_validation="warn")
+        result = await s.call_tool("broken_weather", {"city": "Paris"})
+        assert result.structured_content is not None and result.structured_content["humidity"] == "65%"
+        adapters.install(server=False, transport=False, output_validation="off")
+        assert (await s.call_tool("broken_weather", {"city": "Paris"})).structured_content is not None
+
+
+async def test_adapted_client_parses_lines_natively() -> None:
+    adapters.install(server=False)
+    parse = mcp.client.stdio._parse_line
+    assert parse.__module__ == "mcp_native.adapters.mcp_stdio_client"
+    ok = parse('{"jsonrpc":"2.0","id":3,"result":{"content":[]}}\r')
+    assert not isinstance(ok, Exception) and isinstance(ok.message, JSONRPCResponse)
+    assert ok.message.id == 3 and ok.message.result == {"content": []}
+    for bad in ("", "{", '{"jsonrpc":"2.0","id":true,"result":{}}', '{"jsonrpc":"2.0","id":1,"result":[]}'):
+        assert isinstance(parse(bad), ValueError)
+    async with session("fastmcp", adapted_server=True) as s:
+        result = await s.call_tool("list_records", {"count": 50})
+    assert result.structured_content is not None and len(result.structured_content["records"]) == 50
+
+
+def test_validate_server_result_keeps_the_stock_verdicts() -> None:
+    import pydantic
+    from mcp_types import methods
+
+    results: list[dict[str, Any]] = [
+        {"content": [{"type": "text", "text": "1"}], "structuredContent": {"a": [1, None]}, "isError": False},
+        {"content": [{"type": "text", "text": "1", "annotations": {"priority": 0.5}}]},  # not the simple shape
+        {"content": [{"type": "text"}]},  # invalid: no text
+        {"content": [{"type": "text", "text": 1}]},  # invalid: text not a string
+        {"content": "x"},
+        {"content": [], "structuredContent": [1]},  # invalid before 2026-07-28
+    ]
+
+    def verdicts() -> list[bool]:
+        out = []
+        for r in results:
+            try:
+                methods.validate_server_result("tools/call", "2025-11-25", r)
+                out.append(True)
+            except pydantic.ValidationError:
+                out.append(False)
+        return out
+
+    stock = verdicts()
+    adapters.install(server=False)
+    assert methods.validate_server_result.__module__ == "mcp_native.adapters.mcp_client"
+    assert verdicts() == stock == [True, True, False, False, False, False]
+
+
+async def test_adapted_client_keeps_the_stock_errors() -> None:
+    adapters.install(server=False, transport=False)
+    async with session("mcpserver", adapted_server=True) as s:
+        await s.list_tools()
+        s._tool_output_schemas["get_weather"] = {"type": "object", "properties": {"humidity": {"type": "nope"}}}
+        with pytest.raises(RuntimeError, match="Invalid schema for tool get_weather"):
+            await s.call_tool("get_weather", {"city": "Paris"})
+        s._tool_output_schemas["get_weather"] = {"$ref": "http://example.com/remote.json"}
+        with pytest.raises(RuntimeError, match="Invalid schema for tool get_weather"):
+            await s.call_tool("get_weather", {"city": "Paris"})  # never fetched
+        s._tool_output_schemas["get_weather"] = {"type": "object", "required": ["pressure"]}
+        with pytest.raises(RuntimeError, match="tool get_weather: 'pressure' is a required property"):
+            await s.call_tool("get_weather", {"city": "Paris"})
+
+
+# -- malformed lines, raw pipes --------------------------------------------------------------
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+}
+PING = {"jsonrpc": "2.0", "id": 99, "method": "ping"}
+BAD_LINES = [
+    (b"{not json", -32700, None),
+    (b'{"jsonrpc":"2.0","id":"x","method":"a"\xff}', -32700, None),  # invalid UTF-8, not U+FFFD
+    (b'{"jsonrpc":"1.0","id":7,"method":"ping"}', -32600, 7),
+    (b'{"jsonrpc":"2.0","id":8,"method":5}', -32600, 8),
+    (b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', -32600, None),
+    (b"[]", -32600, None),
+]
+
+
+def exchange(app: str, adapted: bool, lines: list[bytes]) -> list[dict[str, Any]]:
+    """Writes the lines (the last one a ping) and reads the responses up to the ping's answer,
+    then closes stdin: closing it at once could end the session before the server answers. A
+    malformed line's answer is written as soon as the line is read, so it cannot come after
+    the answer to a later ping."""
+    proc = subprocess.Popen(
+        server_command(app, adapted), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    watchdog = threading.Timer(60, proc.kill)
+    watchdog.start()
+    try:
+        proc.stdin.write(b"".join(line + b"\n" for line in lines))
+        proc.stdin.flush()
+        responses: list[dict[str, Any]] = []
+        while not responses or responses[-1].get("id") != PING["id"]:
+            line = proc.stdout.readline()
+            assert line, f"the server ended without answering the ping; answers: {responses}"
+            responses.append(json.loads(line))
+        proc.stdin.close()
+        responses += [json.loads(line) for line in proc.stdout.read().splitlines()]
+        proc.wait()
+        return responses
+    finally:
+        watchdog.cancel()
+        proc.kill()
+
+
+@pytest.mark.parametrize("app", list(APPS))
+def test_every_malformed_line_is_answered(app: str) -> None:
+    lines = [json.dumps(INIT).encode()] + [line for line, _, _ in BAD_LINES] + [json.dumps(PING).encode()]
+    adapted = exchange(app, True, lines)
+
+    # Errors are written as soon as a line is read, results when the server has them: compare
+    # the answers, not their order.
+    def answers(responses: list[dict[str, Any]]) -> list[tuple[str, int]]:
+        return sorted((repr(r["id"]), r["error"]["code"] if "error" in r else 0) for r in responses)
+
+    expected = [(repr(0), 0), (repr(99), 0)] + [(repr(i), code) for _, code, i in BAD_LINES]
+    assert answers(adapted) == sorted(expected)
+    assert all("id" in r for r in adapted)  # unknown ids are null, as JSON-RPC 2.0 and the SDKs expect
+    assert [r["result"] for r in adapted if r["id"] == 99] == [{}]
+    # Stock drops them all: only initialize and ping are answered.
+    assert answers(exchange(app, False, lines)) == [(repr(0), 0), (repr(99), 0)]
+
+
+def test_python_m_run_module(tmp_path: Path) -> None:
+    (tmp_path / "probe_mod.py").write_text(
+        "import sys\nfrom mcp_native import adapters\nr = adapters.report()\nprint(sys.argv[1:], bool(r and r.waiting and not r.refused))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "mcp_native", "run", "-m", "probe_mod", "a", "--b"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert out.stdout.strip() == "['a', '--b'] True"
+
+
+def test_python_m_run_script_imports_its_siblings(tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "helper.py").write_text("VALUE = 42\n")
+    (tmp_path / "app" / "server.py").write_text("import sys, helper\nprint(helper.VALUE, sys.argv[1:])\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "mcp_native", "run", "app/server.py", "x"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert out.stdout.strip() == "42 ['x']"
+
+
+def test_parts_not_imported_yet_are_patched_when_imported() -> None:
+    # install() itself imports no SDK module: a server does not pay for the client's imports.
+    probe = """
+import sys
+from mcp_native import adapters
+report = adapters.install()
+assert "mcp" not in sys.modules and "fastmcp" not in sys.modules, sorted(m for m in sys.modules if "mcp" in m)
+assert report.patched == [] and len(report.waiting) == 16
+import mcp.server.stdio, mcp.client.session
+from mcp_native.adapters import stdio, mcp_client
+assert mcp.server.stdio.stdio_server is stdio.stdio_server and mcp.stdio_server is stdio.stdio_server
+assert mcp.client.session.ClientSession.validate_tool_result is mcp_client.validate_tool_result
+from fastmcp.server.mixins import transport
+assert transport.stdio_server is stdio.stdio_server
+adapters.uninstall()
+assert transport.stdio_server is mcp.server.stdio.stdio_server is stdio.stock_stdio_server
+print(len(report.patched))
+"""
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["0"]  # restored: none applied any more
+
+
+# -- Streamable HTTP, a real server on the loopback ------------------------------------------
+
+HTTP_SERVER = """
+import sys
+sys.path.insert(0, "examples")
+if sys.argv[2] == "adapted":
+    from mcp_native import adapters
+    adapters.install()
+import mcpserver_app
+mcpserver_app.app.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]), json_response=sys.argv[3] == "json")
+"""
+
+
+@contextmanager
+def http_server(adapted: bool, body: str) -> Iterator[str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HTTP_SERVER, str(port), "adapted" if adapted else "stock", body],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(300):  # up to 30 s to start
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert proc.poll() is None, "the server exited"
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@pytest.mark.parametrize("body", ["json", "sse"])
+async def test_streamable_http_answers_as_stock_does(body: str) -> None:
+    from mcp.client.streamable_http import streamable_http_client
+
+    answers = {}
+    calls: list[tuple[str, dict[str, Any]]] = [("get_weather", {"city": "Zürich"}), ("list_records", {"count": 500})]
+    for adapted in (False, True):
+        with http_server(adapted, body) as url:
+            async with streamable_http_client(url) as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                answers[adapted] = [_plain(await s.call_tool(n, a)) for n, a in calls]
+    assert answers[True] == answers[False]
+    assert answers[True][0]["structuredContent"]["city"] == "Zürich"
+
+
+def test_streamable_http_answers_a_malformed_envelope_with_invalid_request() -> None:
+    import httpx2
+
+    codes = {}
+    for adapted in (False, True):
+        with http_server(adapted, "json") as url:
+            r = httpx2.post(url, json={"foo": "bar"}, headers={"Accept": "application/json, text/event-stream"})
+            assert r.status_code == 400
+            codes[adapted] = r.json()["error"]["code"]
+    assert codes == {False: -32602, True: -32600}
+
+
+def test_files_and_a_shared_stderr_take_the_threaded_path(tmp_path: Path) -> None:
+    # stdin a regular file (epoll refuses it) and stdout a file that stderr writes to as well
+    # (no non-blocking flag for it): the transport reads and writes through a worker thread.
+    requests = tmp_path / "requests.jsonl"
+    requests.write_bytes(
+        b"".join(line + b"\n" for line in [json.dumps(INIT).encode(), b"{not json", json.dumps(PING).encode()])
+    )
+    out = tmp_path / "out.txt"
+    with open(requests, "rb") as stdin, open(out, "wb") as stdout:
+        subprocess.run(
+            server_command("mcpserver", True),
+            stdin=stdin,
+            stdout=stdout,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            timeout=60,
+            check=False,
+        )
+    answers = [json.loads(line) for line in out.read_bytes().splitlines() if line.startswith(b'{"jsonrpc"')]
+    assert {a["id"] for a in answers} >= {0, None}  # initialize answered; the bad line answered with id null
+    assert any(a.get("error", {}).get("code") == -32700 for a in answers)
