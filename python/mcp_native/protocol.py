@@ -8,6 +8,12 @@ place for the Python layer (``cpp/include/mcp_native/mcp/protocol.hpp`` holds th
 from __future__ import annotations
 
 import enum
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from ._core import loads
+from .schema import Validator
 
 __all__ = [
     "HEADER_MISMATCH",
@@ -22,6 +28,9 @@ __all__ = [
     "UNSUPPORTED_PROTOCOL_VERSION",
     "URL_ELICITATION_REQUIRED",
     "ProtocolVersion",
+    "definition_validator",
+    "definitions_key",
+    "official_schema",
 ]
 
 
@@ -103,6 +112,50 @@ def _version(other: object) -> ProtocolVersion:
 #: The versions whose schemas the package holds: ``Tool`` and ``content`` check against them.
 SCHEMA_VERSIONS = (ProtocolVersion.V2025_06_18, ProtocolVersion.V2025_11_25, ProtocolVersion.V2026_07_28)
 LATEST_PROTOCOL_VERSION = ProtocolVersion.V2026_07_28
+
+
+def _schema_version(version: object) -> ProtocolVersion:
+    v = _version(version)
+    if v not in SCHEMA_VERSIONS:
+        raise ValueError(f"no schema for protocol version {v} (the package has {', '.join(SCHEMA_VERSIONS)})")
+    return v
+
+
+@cache
+def _schema_text(version: ProtocolVersion) -> bytes:
+    # Package data written by scripts/gen_mcp_schemas.py from the official schema.json files.
+    return (resources.files(__package__) / "schemas" / f"{version}.json").read_bytes()
+
+
+def official_schema(version: ProtocolVersion | str) -> dict[str, Any]:
+    """The official ``schema.json`` of ``version`` (one of :data:`SCHEMA_VERSIONS`) without its
+    prose (descriptions): the definition of every MCP message under ``$defs``. A new copy on
+    each call."""
+    return loads(_schema_text(_schema_version(version)))  # type: ignore[no-any-return]
+
+
+def definition_validator(version: ProtocolVersion | str, name: str) -> Validator:
+    """A :class:`~mcp_native.Validator` for the definition ``name`` of ``version``'s official
+    schema: ``definition_validator("2025-11-25", "JSONRPCMessage").validate(message)`` checks any
+    message, ``"CallToolResult"`` a tool result, and so on. Compiled once per version and name."""
+    return _definition_validator(_schema_version(version), name)
+
+
+@cache
+def _definition_validator(version: ProtocolVersion, name: str) -> Validator:
+    doc = official_schema(version)
+    key = definitions_key(doc)
+    if name not in doc[key]:
+        raise ValueError(f"the {version} schema has no definition {name!r}")
+    doc["$ref"] = f"#/{key}/{name}"
+    return Validator(doc)
+
+
+def definitions_key(doc: dict[str, Any]) -> str:
+    """Where an official schema keeps its definitions: ``definitions`` in 2025-06-18 (a
+    draft-07 document), ``$defs`` from 2025-11-25 on (2020-12)."""
+    return "$defs" if "$defs" in doc else "definitions"
+
 
 # Standard JSON-RPC 2.0 error codes.
 PARSE_ERROR = -32700

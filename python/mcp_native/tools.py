@@ -19,9 +19,11 @@ from functools import cache
 from typing import Any
 
 from . import _core
+from ._core import dumps, loads
 from .content import LATEST_PROTOCOL_VERSION, check_block, check_icons, check_version
 from .errors import SchemaError, ValidationError
-from .protocol import INVALID_PARAMS, ProtocolVersion
+from .protocol import INVALID_PARAMS, ProtocolVersion, definitions_key, official_schema
+from .schema import Validator
 
 __all__ = ["Tool"]
 
@@ -36,24 +38,6 @@ _TOOL_ANNOTATIONS = {
 # Where a tool's output schema lives for the result checker (never fetched: it is in the registry).
 _OUTPUT_URI = "urn:mcp-native:tool-output-schema"
 _MISSING: Any = object()
-
-
-def _validator() -> Any:
-    from . import Validator  # the engine; bound in the package namespace before tools are built
-
-    return Validator
-
-
-def _dumps(obj: Any) -> bytes:
-    from . import dumps
-
-    return dumps(obj)
-
-
-def _loads(data: Any) -> Any:
-    from . import loads
-
-    return loads(data)
 
 
 def _reject_error_response(message: Any) -> None:
@@ -99,7 +83,7 @@ def _check_schema_shape(field: str, schema: object, version: ProtocolVersion, ob
 
 def _compile(field: str, schema: dict[str, Any], **kw: Any) -> Any:
     try:
-        return _validator()(schema, **kw)
+        return Validator(schema, **kw)
     except SchemaError as e:
         raise SchemaError(f"{field}: {e.message}", e.schema_path) from None
 
@@ -110,93 +94,29 @@ def _error_text(name: str, errors: list[ValidationError], what: str) -> str:
     return "\n".join(lines)
 
 
-def _result_defs(version: ProtocolVersion) -> dict[str, Any]:
-    """The ``CallToolResult`` of protocol ``version`` as the official schema defines it (formats
-    are annotations there, as here), as ``$defs`` whose ``result`` is the result. A content
-    block is checked against the definition its ``type`` names, so an error names the field of
-    that block type (the schema's ``anyOf`` of the five types accepts the same blocks)."""
-    latest = version.structured_content_any_json
-    obj: dict[str, Any] = {"type": "object"}
-    string: dict[str, Any] = {"type": "string"}
-    meta = obj  # _meta of blocks and resources: any object
-    annotations = {
-        "type": "object",
-        "properties": {
-            "audience": {"type": "array", "items": {"enum": ["assistant", "user"], "type": "string"}},
-            "lastModified": string,
-            "priority": {"type": "number", "minimum": 0, "maximum": 1},
-        },
+def _result_definitions(version: ProtocolVersion) -> tuple[str, dict[str, Any]]:
+    """The official schema of protocol ``version`` (formats are annotations there, as here) as
+    a registry entry, with ``ContentBlock``'s ``anyOf`` of the block types turned into a
+    choice by ``type``: the same blocks pass, and an error names the field of the block type
+    given rather than saying the block is "not valid under any of the given schemas"."""
+    doc = official_schema(version)
+    key = definitions_key(doc)
+    defs = doc[key]
+    prefix = f"#/{key}/"
+    by_type = {
+        defs[ref["$ref"].removeprefix(prefix)]["properties"]["type"]["const"]: ref
+        for ref in defs["ContentBlock"]["anyOf"]
     }
-    icon = {
-        "type": "object",
-        "required": ["src"],
-        "properties": {
-            "src": string,
-            "mimeType": string,
-            "sizes": {"type": "array", "items": string},
-            "theme": {"enum": ["dark", "light"], "type": "string"},
-        },
-    }
-
-    def block(kind: str, required: list[str], **props: Any) -> dict[str, Any]:
-        return {
-            "type": "object",
-            "required": [*required, "type"],
-            "properties": {
-                "type": {"const": kind},
-                "_meta": meta,
-                "annotations": {"$ref": "#/$defs/annotations"},
-                **props,
-            },
-        }
-
-    binary = {"data": string, "mimeType": string}
-    link = {"uri": string, "name": string, "title": string, "mimeType": string, "size": {"type": "integer"}}
-    if version.has_icons:
-        link["icons"] = {"type": "array", "items": {"$ref": "#/$defs/icon"}}
-    contents = {"uri": string, "mimeType": string, "_meta": meta}
-    resource = {
-        "anyOf": [
-            {"type": "object", "required": ["text", "uri"], "properties": {**contents, "text": string}},
-            {"type": "object", "required": ["blob", "uri"], "properties": {**contents, "blob": string}},
-        ]
-    }
-    blocks = {
-        "text": block("text", ["text"], text=string),
-        "image": block("image", ["data", "mimeType"], **binary),
-        "audio": block("audio", ["data", "mimeType"], **binary),
-        "resource_link": block("resource_link", ["name", "uri"], **link),
-        "resource": block("resource", ["resource"], resource={"$ref": "#/$defs/resource"}),
-    }
-    content_block = {
+    defs["ContentBlock"] = {
         "type": "object",
         "required": ["type"],
-        "properties": {"type": {"enum": list(blocks)}},
-        "allOf": [{"if": {"properties": {"type": {"const": k}}}, "then": v} for k, v in blocks.items()],
+        "properties": {"type": {"enum": list(by_type)}},
+        "allOf": [
+            {"if": {"required": ["type"], "properties": {"type": {"const": k}}}, "then": ref}
+            for k, ref in by_type.items()
+        ],
     }
-    props: dict[str, Any] = {
-        "content": {"type": "array", "items": {"$ref": "#/$defs/block"}},
-        "isError": {"type": "boolean"},
-    }
-    if latest:
-        implementation = {
-            "type": "object",
-            "required": ["name", "version"],
-            "properties": {
-                "name": string,
-                "version": string,
-                "title": string,
-                "websiteUrl": string,
-                "icons": {"type": "array", "items": {"$ref": "#/$defs/icon"}},
-            },
-        }
-        props["_meta"] = {"type": "object", "properties": {"io.modelcontextprotocol/serverInfo": implementation}}
-        props["resultType"] = string
-    else:
-        props["_meta"] = obj
-        props["structuredContent"] = obj
-    result = {"type": "object", "required": ["content", "resultType"] if latest else ["content"], "properties": props}
-    return {"result": result, "block": content_block, "annotations": annotations, "icon": icon, "resource": resource}
+    return f"urn:mcp-native:schema:{version}#{prefix[1:]}", doc
 
 
 def _result_checker(version: ProtocolVersion, output_schema: dict[str, Any] | None) -> Any:
@@ -204,20 +124,20 @@ def _result_checker(version: ProtocolVersion, output_schema: dict[str, Any] | No
     blocks included), and unless ``isError`` is true, ``structuredContent`` against the output
     schema. It takes either the result itself or a JSON-RPC response carrying it, so raw
     response bytes are checked in one native pass without building Python objects."""
-    defs = _result_defs(version)
-    result = defs["result"]
-    registry = None
+    definitions, doc = _result_definitions(version)
+    registry: dict[str, Any] = {definitions.partition("#")[0]: doc}
+    result: dict[str, Any] = {"$ref": definitions + "CallToolResult"}
     if output_schema is not None:
-        uri = output_schema.get("$id") if isinstance(output_schema.get("$id"), str) else _OUTPUT_URI
-        registry = {uri: output_schema}
+        declared = output_schema.get("$id")
+        uri = declared if isinstance(declared, str) else _OUTPUT_URI
+        registry[uri] = output_schema
         result["if"] = {"required": ["isError"], "properties": {"isError": {"const": True}}}
         result["else"] = {"required": ["structuredContent"], "properties": {"structuredContent": {"$ref": uri}}}
     schema = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$defs": defs,
         "if": {"type": "object", "required": ["jsonrpc"]},
-        "then": {"required": ["result"], "properties": {"result": {"$ref": "#/$defs/result"}}},
-        "else": {"$ref": "#/$defs/result"},
+        "then": {"required": ["result"], "properties": {"result": result}},
+        "else": result,
     }
     return _compile("output_schema", schema, registry=registry)
 
@@ -338,7 +258,7 @@ class Tool(_core.ResponseWriter):
             if field in ("inputSchema", "outputSchema"):
                 continue
             try:
-                _dumps(value)
+                dumps(value)
             except TypeError as e:
                 raise TypeError(f"{field}: {e}") from None
             except ValueError as e:
@@ -489,7 +409,7 @@ class Tool(_core.ResponseWriter):
                 return self._invalid(structured)
             r["structuredContent"] = structured
             if not any(b.get("type") == "text" for b in blocks):
-                blocks.insert(0, {"type": "text", "text": _dumps(structured).decode()})
+                blocks.insert(0, {"type": "text", "text": dumps(structured).decode()})
         elif self._output is not None and not is_error:
             raise ValueError(
                 f"structured: tool {self.name!r} declares an output schema, so a successful result must carry structured content"
@@ -507,7 +427,7 @@ class Tool(_core.ResponseWriter):
 
     def _encode_invalid(self, request_id: str | int, structured: Any, content: Any, meta: Any) -> bytes:
         """encode_response for a payload the output schema rejects: raise, or the isError line."""
-        return _dumps({"jsonrpc": "2.0", "id": request_id, "result": self._invalid(structured)}) + b"\n"
+        return dumps({"jsonrpc": "2.0", "id": request_id, "result": self._invalid(structured)}) + b"\n"
 
     # -- client side --------------------------------------------------------------------------
 
@@ -537,7 +457,7 @@ class Tool(_core.ResponseWriter):
         if isinstance(result, (bytes, bytearray, memoryview)):
             if not self._checker.is_valid_json(result):
                 try:
-                    message = _loads(result)
+                    message = loads(result)
                 except ValueError:
                     message = None  # not JSON: validate_json says where
                 _reject_error_response(message)
