@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "bindings.hpp"
+#include "mcp_native/json/padded.hpp"
 #include "mcp_native/json/syntax.hpp"
 #include "mcp_native/schema/text_views.hpp"
 #include "py_instance.hpp"
@@ -349,7 +350,7 @@ class SchemaValidator {
 
   struct Scratch {
     simdjson::dom::parser parser;
-    std::vector<char> buf;
+    PaddedText text;
   };
 
   // Parses with the calling thread's parser (the element stays valid until its next use). With
@@ -362,7 +363,6 @@ class SchemaValidator {
     std::string_view doc = src.text();
     Scratch& scratch = verdict && NoGil::holds(src) ? shared : mine;
     simdjson::dom::parser& parser = scratch.parser;
-    std::vector<char>& buf = scratch.buf;
     // The document may nest as deep as a Python value can (or as max_instance_depth, if more):
     // max_instance_depth applies where validation descends, as on Python objects, not to parts
     // of the document no keyword looks at.
@@ -371,14 +371,7 @@ class SchemaValidator {
     Parsed p;
     {
       NoGil nogil(src);
-      // In place when simdjson's reads past the end are safe, else from a padded copy.
-      const char* text = doc.data();
-      if (!padding_in_page(doc)) {
-        buf.resize(doc.size() + simdjson::SIMDJSON_PADDING);
-        std::memcpy(buf.data(), doc.data(), doc.size());
-        std::memset(buf.data() + doc.size(), 0, simdjson::SIMDJSON_PADDING);
-        text = buf.data();
-      }
+      const char* text = scratch.text(doc);
       err = simdjson::SUCCESS;
       if (parser.max_depth() != depth || parser.capacity() < doc.size())
         err = parser.allocate(std::max(doc.size(), parser.capacity()), depth);

@@ -604,7 +604,7 @@ PyObject* encode_event(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     out.clear();
     sse::write_event(out, data.view(), event, has_id ? &id : nullptr, retry_digits);
     PyObject* result = PyBytes_FromStringAndSize(out.data(), static_cast<Py_ssize_t>(out.size()));
-    if (out.capacity() > (std::size_t{1} << 22)) std::string().swap(out);  // don't keep a huge buffer
+    if (out.capacity() > kKeepBytes) std::string().swap(out);
     return result;
   } catch (py::error_already_set& e) {
     e.restore();

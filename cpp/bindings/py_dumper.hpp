@@ -263,8 +263,7 @@ class Dumper {
   [[gnu::always_inline]] bool short_text(const char* s, std::size_t n, char lead, char trail) {
 #if defined(__SSE2__) && MCP_NATIVE_PAGE_READS
     // A 16-byte load that stays within the page of the text cannot fault, even past its end.
-    auto in_page = [](const char* p) { return (reinterpret_cast<std::uintptr_t>(p) & 4095) <= 4096 - 16; };
-    if (n - 1 >= 31 || !in_page(s + (n > 16 ? 16 : 0))) return false;
+    if (n - 1 >= 31 || !in_page(s + (n > 16 ? 16 : 0), 16)) return false;
     auto bad = [](__m128i v) {
       const __m128i b =
           _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),

@@ -13,6 +13,7 @@
 #endif
 
 #include "mcp_native/json/indent.hpp"
+#include "mcp_native/json/padded.hpp"
 #include "mcp_native/json/syntax.hpp"
 #include "mcp_native/json/tape.hpp"
 #include "py_dumper.hpp"
@@ -288,27 +289,14 @@ class TapeBuilder {
 // re-entry: object allocation can run a garbage collection, whose finalizers may call loads.
 struct Parser {
   simdjson::dom::parser parser;
-  std::unique_ptr<char[]> buf;
-  std::size_t cap = 0;
+  PaddedText text;
   bool busy = false;
 
   simdjson::simdjson_result<simdjson::dom::element> parse(std::string_view doc) {
-    // In place when simdjson's reads past the end are safe, else from a padded copy.
-    if (padding_in_page(doc)) return parser.parse(doc.data(), doc.size(), false);
-    if (cap < doc.size() + simdjson::SIMDJSON_PADDING) {
-      cap = doc.size() + simdjson::SIMDJSON_PADDING + doc.size() / 2;
-      buf.reset(new char[cap]);
-    }
-    std::memcpy(buf.get(), doc.data(), doc.size());
-    std::memset(buf.get() + doc.size(), 0, simdjson::SIMDJSON_PADDING);
-    return parser.parse(buf.get(), doc.size(), false);
+    return parser.parse(text(doc), doc.size(), false);
   }
   void release_if_big() {
-    if (cap > (std::size_t{1} << 22)) {  // don't keep memory from one huge document
-      parser = simdjson::dom::parser();
-      buf.reset();
-      cap = 0;
-    }
+    if (text.release_if_big()) parser = simdjson::dom::parser();  // its capacity followed the text's
   }
 };
 Parser* g_parser;

@@ -1,4 +1,5 @@
 #include "mcp_native/schema/formats.hpp"
+#include "suite.hpp"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -15,12 +16,6 @@
 namespace formats = mcp_native::formats;
 
 namespace {
-
-std::filesystem::path suite_dir() {
-  const char* env = std::getenv("MCP_NATIVE_SHARED");
-  std::filesystem::path shared = env && *env ? env : MCP_NATIVE_SHARED_DIR;
-  return shared / "json-schema-test-suite" / "tests";
-}
 
 bool check(std::string_view format, std::string_view value) {
   formats::Checker checker = formats::find(format);

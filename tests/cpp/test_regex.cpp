@@ -1,4 +1,5 @@
 #include "mcp_native/schema/regex.hpp"
+#include "suite.hpp"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -15,12 +16,6 @@ using mcp_native::RegexError;
 using mcp_native::RegexLimitError;
 
 namespace {
-
-std::filesystem::path suite_dir() {
-  const char* env = std::getenv("MCP_NATIVE_SHARED");
-  std::filesystem::path shared = env && *env ? env : MCP_NATIVE_SHARED_DIR;
-  return shared / "json-schema-test-suite" / "tests";
-}
 
 bool matches(std::string_view pattern, std::string_view subject) { return Regex(pattern).search(subject); }
 

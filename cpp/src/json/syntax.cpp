@@ -1,11 +1,6 @@
 #include "mcp_native/json/syntax.hpp"
 
-#include <simdjson.h>
-
-#include "mcp_native/util/page_reads.hpp"
-
 #include <cstdint>
-
 #include <vector>
 
 namespace mcp_native {
@@ -210,12 +205,6 @@ JsonSyntaxError find_json_error(std::string_view doc, int max_depth) noexcept {
   } catch (...) {  // std::bad_alloc from the nesting stack
     return {true, 0, "Out of memory"};
   }
-}
-
-bool padding_in_page(std::string_view doc) noexcept {
-  if (doc.empty() || !MCP_NATIVE_PAGE_READS) return false;
-  const auto last = reinterpret_cast<std::uintptr_t>(doc.data() + doc.size() - 1);
-  return last / 4096 == (last + simdjson::SIMDJSON_PADDING) / 4096;
 }
 
 }  // namespace mcp_native

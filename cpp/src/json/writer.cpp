@@ -218,7 +218,7 @@ void JsonWriter::write_escaped(std::string_view utf8) {
 #if defined(__SSE2__)
       // Copy 16 bytes, then find the first byte among them that needs an escape.
       __m128i v;
-      if (end - s >= 16 || (MCP_NATIVE_PAGE_READS && (reinterpret_cast<std::uintptr_t>(s) & 4095) <= 4096 - 16)) {
+      if (end - s >= 16 || (MCP_NATIVE_PAGE_READS && in_page(s, 16))) {
         // A 16-byte load that stays within one page cannot fault, even past the text's end.
         v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
       } else {

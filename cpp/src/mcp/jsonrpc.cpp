@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "mcp_native/json/padded.hpp"
 #include "mcp_native/json/syntax.hpp"
 
 namespace mcp_native::jsonrpc {

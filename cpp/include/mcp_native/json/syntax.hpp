@@ -23,9 +23,4 @@ struct JsonSyntaxError {
 /// surrogates (\ud800) are accepted, as the grammar allows them.
 JsonSyntaxError find_json_error(std::string_view doc, int max_depth) noexcept;
 
-/// Whether simdjson may parse `doc` where it lies: the SIMDJSON_PADDING bytes it reads past the
-/// end are in the memory page of the last byte, so reading them cannot fault (memory is mapped
-/// page by page; their contents do not matter). False for an empty text.
-bool padding_in_page(std::string_view doc) noexcept;
-
 }  // namespace mcp_native

@@ -9,7 +9,7 @@
 #include <new>
 #include <string_view>
 
-#include "mcp_native/util/page_reads.hpp"
+#include "mcp_native/util/memory.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -124,7 +124,7 @@ class JsonWriter {
     // Inline fast path for short strings that need no escape (most keys and many values): one
     // 16-byte load, which cannot fault if it stays within the page of the text.
     const std::size_t n = utf8.size();
-    if (n - 1 < 15 && (reinterpret_cast<std::uintptr_t>(utf8.data()) & 4095) <= 4096 - 16) {  // 1..15 bytes
+    if (n - 1 < 15 && in_page(utf8.data(), 16)) {  // 1..15 bytes
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Warray-bounds"  // GCC sees the load pass a literal's end
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(utf8.data()));

@@ -131,7 +131,6 @@ class Decoder {
   bool parse_placeholders(std::string_view line, simdjson::dom::element& root);
 
   static constexpr std::size_t kInitialBytes = 4096;
-  static constexpr std::size_t kKeepBytes = std::size_t{1} << 22;  // memory kept after a line
   void emit_invalid(MessageSink& sink, const RequestId& id, int code, std::string_view detail);
 
   std::size_t max_;
