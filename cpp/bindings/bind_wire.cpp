@@ -9,6 +9,7 @@
 #include "mcp_native/json/writer.hpp"
 #include "mcp_native/mcp/jsonrpc.hpp"
 #include "mcp_native/mcp/sse.hpp"
+#include "mcp_native/util/utf8.hpp"
 #include "py_json.hpp"
 
 namespace py = pybind11;
@@ -566,7 +567,7 @@ PyObject* encode_event(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
   }
   try {
     BytesArg data(a[0], "data");
-    if (!sse::is_valid_utf8(data.view())) {
+    if (!utf8::is_valid(data.view())) {
       // Let the codec say where: the message names the first bad byte.
       PyObject* text = PyUnicode_DecodeUTF8(data.view().data(), static_cast<Py_ssize_t>(data.view().size()), "strict");
       Py_XDECREF(text);

@@ -404,3 +404,18 @@ TEST(JsonIndent, SpellsFloatsLikePydantic) {
       R"([0.00001,-0.000025,1.5e-7,-1e-300,1e+16,0.0001,2.5,"1e-05"])");
   EXPECT_EQ(laid_out(R"({"k":9.5e-05})", 1, FloatSpelling::kPydantic), "{\n \"k\": 0.000095\n}");
 }
+
+// The std::string form escapes exactly as the writer does, after what `out` already holds.
+TEST(JsonWriter, AppendJsonStringEscapesAsWriteString) {
+  std::string text;
+  for (int c = 1; c < 128; ++c) text += static_cast<char>(c);
+  text += "\xc3\xa9\xf0\x9f\x98\x80";
+  for (std::size_t n = 0; n <= text.size(); ++n) {
+    const std::string_view s(text.data(), n);
+    mcp_native::JsonWriter w;
+    w.write_string(s);
+    std::string out = "prefix";
+    mcp_native::append_json_string(out, s);
+    EXPECT_EQ(out, "prefix" + std::string(w.view())) << n;
+  }
+}

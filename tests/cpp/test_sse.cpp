@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "mcp_native/mcp/sse.hpp"
+#include "mcp_native/util/utf8.hpp"
 
 namespace sse = mcp_native::sse;
 
@@ -67,8 +68,8 @@ TEST(SseEncoder, WritesOneDataLinePerLine) {
   EXPECT_EQ(out, "event: ping\nid: 42\nretry: 100\ndata: a\ndata: b\ndata: c\ndata: \n\n");
   EXPECT_TRUE(sse::has_line_break("a\rb"));
   EXPECT_FALSE(sse::has_line_break("ab"));
-  EXPECT_FALSE(sse::is_valid_utf8("\xC0\xAF"));
-  EXPECT_TRUE(sse::is_valid_utf8("caf\xC3\xA9"));
+  EXPECT_FALSE(mcp_native::utf8::is_valid("\xC0\xAF"));
+  EXPECT_TRUE(mcp_native::utf8::is_valid("caf\xC3\xA9"));
 }
 
 TEST(SseDecoder, RandomBytesInRandomPiecesParseLikeOneFeed) {

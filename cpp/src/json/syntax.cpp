@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "mcp_native/util/utf8.hpp"
+
 namespace mcp_native {
 namespace {
 
@@ -131,34 +133,11 @@ class Checker {
         ++i_;
         continue;
       }
-      if (!utf8_sequence()) return fail(i_, "Invalid UTF-8 byte");
+      std::size_t next = i_;  // RFC 3629: no overlongs, no surrogates
+      if (utf8::decode({reinterpret_cast<const char*>(s_), n_}, next) == utf8::kInvalid)
+        return fail(i_, "Invalid UTF-8 byte");
+      i_ = next;
     }
-  }
-
-  // Validates one multi-byte UTF-8 sequence at i_ (RFC 3629: no overlongs, no surrogates).
-  bool utf8_sequence() {
-    const unsigned char c = s_[i_];
-    std::size_t len;
-    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      return false;
-    }
-    if (n_ - i_ < len) return false;
-    if (s_[i_ + 1] < lo || s_[i_ + 1] > hi) return false;
-    for (std::size_t k = 2; k < len; ++k)
-      if ((s_[i_ + k] & 0xC0) != 0x80) return false;
-    i_ += len;
-    return true;
   }
 
   bool digits() {

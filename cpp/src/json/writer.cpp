@@ -74,6 +74,22 @@ std::size_t escaped_size(std::string_view utf8) noexcept {
   return n;
 }
 
+void append_json_string(std::string& out, std::string_view utf8) {
+  const std::size_t start = out.size();
+  out.resize(start + escaped_size(utf8) + 2 + 8);  // (write_escape stores 8 bytes)
+  char* p = out.data() + start;
+  *p++ = '"';
+  for (const char c : utf8) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (needs_escape(byte))
+      p += write_escape(p, byte);
+    else
+      *p++ = c;
+  }
+  *p++ = '"';
+  out.resize(static_cast<std::size_t>(p - out.data()));
+}
+
 void JsonWriter::grow(std::size_t extra) {
   if (storage_ != nullptr) {
     buf_ = storage_->grow(buf_, len_, len_ + extra, cap_);

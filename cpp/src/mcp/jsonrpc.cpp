@@ -5,6 +5,7 @@
 
 #include "mcp_native/json/padded.hpp"
 #include "mcp_native/json/syntax.hpp"
+#include "mcp_native/json/writer.hpp"
 
 namespace mcp_native::jsonrpc {
 
@@ -15,33 +16,6 @@ using simdjson::dom::element_type;
 
 constexpr std::string_view kParseErrorMessage = "Parse error";
 constexpr std::string_view kInvalidRequestMessage = "Invalid Request";
-
-void append_json_string(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(ch);
-    } else if (c < 0x20) {
-      switch (c) {
-        case '\n': out.append("\\n"); break;
-        case '\r': out.append("\\r"); break;
-        case '\t': out.append("\\t"); break;
-        case '\b': out.append("\\b"); break;
-        case '\f': out.append("\\f"); break;
-        default:
-          out.append("\\u00");
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 0xf]);
-      }
-    } else {
-      out.push_back(ch);
-    }
-  }
-  out.push_back('"');
-}
 
 template <class Int>
 void append_int(std::string& out, Int v) {

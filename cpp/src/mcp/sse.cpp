@@ -1,7 +1,5 @@
 #include "mcp_native/mcp/sse.hpp"
 
-#include <simdjson.h>
-
 #include <cstring>
 
 namespace mcp_native::sse {
@@ -31,8 +29,6 @@ bool all_digits(std::string_view s) {
 }  // namespace
 
 bool has_line_break(std::string_view s) noexcept { return s.find_first_of("\r\n") != std::string_view::npos; }
-
-bool is_valid_utf8(std::string_view s) noexcept { return simdjson::validate_utf8(s.data(), s.size()); }
 
 void write_event(std::string& out, std::string_view data, std::string_view event, const std::string_view* id,
                  std::string_view retry_digits) {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "mcp_native/schema/regex.hpp"
-#include "util/utf8.hpp"
+#include "mcp_native/util/utf8.hpp"
 
 namespace mcp_native::formats {
 namespace {

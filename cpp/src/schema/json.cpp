@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "mcp_native/json/writer.hpp"
 #include "mcp_native/schema/schema.hpp"
 
 namespace mcp_native::schema {
@@ -23,28 +24,6 @@ const Json* Json::get(std::string_view key) const {
   return nullptr;
 }
 
-static void dump_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += (char)c;
-        }
-    }
-  }
-  out += '"';
-}
-
 static void dump_to(std::string& out, const Json& j) {
   switch (j.t) {
     case Json::T::Null: out += "null"; break;
@@ -60,7 +39,7 @@ static void dump_to(std::string& out, const Json& j) {
       if (s.find_first_of(".en") == std::string_view::npos) out += ".0";
       break;
     }
-    case Json::T::String: dump_string(out, j.s); break;
+    case Json::T::String: append_json_string(out, j.s); break;
     case Json::T::Array:
       out += '[';
       for (size_t i = 0; i < j.arr.size(); ++i) {
@@ -73,7 +52,7 @@ static void dump_to(std::string& out, const Json& j) {
       out += '{';
       for (size_t i = 0; i < j.obj.size(); ++i) {
         if (i) out += ',';
-        dump_string(out, j.obj[i].first);
+        append_json_string(out, j.obj[i].first);
         out += ':';
         dump_to(out, j.obj[i].second);
       }
@@ -470,12 +449,6 @@ Num num_of_decimal(std::string_view text) {
   }
   n.k = Num::L;
   n.l = neg ? -(int128)v : (int128)v;
-  return n;
-}
-
-size_t utf8_length(std::string_view s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
 }
 

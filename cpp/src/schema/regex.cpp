@@ -7,7 +7,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "util/utf8.hpp"
+#include "mcp_native/util/utf8.hpp"
 
 #include <algorithm>
 #include <cstdint>

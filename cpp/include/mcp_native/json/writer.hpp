@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string>
 #include <string_view>
 
 #include "mcp_native/util/memory.hpp"
@@ -32,6 +33,11 @@ std::size_t format_int(std::int64_t v, char* buf) noexcept;
 
 /// Returns the length of `utf8` once escaped for the inside of a JSON string (no quotes).
 std::size_t escaped_size(std::string_view utf8) noexcept;
+
+/// Appends `utf8` (assumed valid UTF-8) to `out` as a quoted JSON string, escaped as
+/// JsonWriter::write_string escapes it: for text built in a std::string (error messages, the
+/// schema engine's values), where speed does not matter.
+void append_json_string(std::string& out, std::string_view utf8);
 
 /// Memory that a JsonWriter writes into when it does not own its buffer: lets the caller choose
 /// where the text ends up (a language binding hands out its final string object, and so spares

@@ -14,9 +14,6 @@ namespace mcp_native::sse {
 /// True if `s` contains "\r" or "\n" (not allowed in an event name or id).
 bool has_line_break(std::string_view s) noexcept;
 
-/// True if `s` is valid UTF-8.
-bool is_valid_utf8(std::string_view s) noexcept;
-
 /// Appends one event to `out`: "event: <event>\n", then "id: <id>\n" if `id` is not null,
 /// "retry: <retry_digits>\n" if non-empty, one "data: <line>\n" per line of `data` (any of
 /// "\r\n", "\r", "\n" ends a line) and a blank line. The fields must be free of line breaks.

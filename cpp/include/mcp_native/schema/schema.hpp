@@ -369,7 +369,4 @@ std::shared_ptr<const Program> compile(Json schema, const Options& options);
 /// The embedded official metaschemas: (URI without '#', JSON text).
 const std::vector<std::pair<std::string_view, std::string_view>>& metaschemas();
 
-/// Number of UTF-8 code points in s.
-size_t utf8_length(std::string_view s);
-
 }  // namespace mcp_native::schema

@@ -49,7 +49,7 @@ struct DomView {
     return n;
   }
   static std::string_view str(const Env&, Value v) { return v.get_string().value_unsafe(); }
-  static size_t str_len(Value v) { return utf8_length(v.get_string().value_unsafe()); }
+  static size_t str_len(Value v) { return utf8::length(v.get_string().value_unsafe()); }
   static size_t arr_size(Value v) {
     simdjson::dom::array a = v.get_array().value_unsafe();
     return a.size();
@@ -137,7 +137,7 @@ struct TapeView {
     return true;
   }
   static std::string_view str(const Env&, Value v) { return tape::string(v.doc->string_buf.get(), *v.w); }
-  static size_t str_len(Value v) { return utf8_length(str({}, v)); }
+  static size_t str_len(Value v) { return utf8::length(str({}, v)); }
   static size_t arr_size(Value v) { return tape::count(v.doc->tape.get(), v.w); }
   static size_t obj_size(Value v) { return tape::count(v.doc->tape.get(), v.w); }
   template <class F>

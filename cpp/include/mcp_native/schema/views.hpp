@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "mcp_native/schema/schema.hpp"
+#include "mcp_native/util/utf8.hpp"
 
 namespace mcp_native::schema {
 
@@ -42,7 +43,7 @@ struct JsonView {
   static bool boolean(Value v) { return v->b; }
   static Num num(const Env&, Value v) { return num_of(*v); }
   static std::string_view str(const Env&, Value v) { return v->s; }
-  static size_t str_len(Value v) { return utf8_length(v->s); }
+  static size_t str_len(Value v) { return utf8::length(v->s); }
   static size_t arr_size(Value v) { return v->arr.size(); }
   static size_t obj_size(Value v) { return v->obj.size(); }
   template <class F>
@@ -73,7 +74,7 @@ struct StrView {
   static bool boolean(Value) { return false; }
   static Num num(const Env&, Value) { return {}; }
   static std::string_view str(const Env&, Value v) { return v; }
-  static size_t str_len(Value v) { return utf8_length(v); }
+  static size_t str_len(Value v) { return utf8::length(v); }
   static size_t arr_size(Value) { return 0; }
   static size_t obj_size(Value) { return 0; }
   template <class F>

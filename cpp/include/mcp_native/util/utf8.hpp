@@ -1,11 +1,18 @@
-// UTF-8 helpers shared by the regex translator and the format checkers (internal header).
+// UTF-8: decoding and encoding code points, counting them, validating text.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace mcp_native::utf8 {
+
+/// True if `s` is valid UTF-8 (RFC 3629: no overlongs, no surrogates, nothing beyond U+10FFFF).
+bool is_valid(std::string_view s) noexcept;
+
+/// Number of code points in `s` (valid UTF-8): the bytes that do not continue a sequence.
+std::size_t length(std::string_view s) noexcept;
 
 /// Returned by decode() for malformed input.
 inline constexpr uint32_t kInvalid = UINT32_MAX;
