@@ -6,6 +6,7 @@
 #include "bindings.hpp"
 #include "mcp_native/mcp/protocol.hpp"
 #include "mcp_native/mcp/text_mirror.hpp"
+#include "mcp_native/schema/walk.hpp"
 #include "py_dumper.hpp"
 #include "py_instance.hpp"
 #include "py_json.hpp"
@@ -13,181 +14,109 @@
 namespace mcp_native::bindings {
 namespace {
 
-using schema::Keyword;
 using schema::Node;
-using schema::Op;
 
 PyObject* g_type_key;  // interned "type"
 PyObject* g_is_valid;  // interned "is_valid"
 
 // Writes structured content while validating it against the output schema, in one walk over
-// the Python objects: walkable nodes are applied value by value (Evaluator's guided walks), any
-// other subschema settles its whole value with Evaluator::test before that value is written.
-// write() is false as soon as the value fails, or cannot be checked or written (then a Python
-// exception may be set or a C++ exception thrown): the caller discards the text and redoes the
-// work the two-walk way, which reports exactly as it always has.
+// the Python objects (schema::GuidedWalk): this is its sink, the dumper's writing with the
+// dispatch on exact Python types. run() is false as soon as the value fails, or cannot be
+// checked or written (then a Python exception may be set or a C++ exception thrown): the caller
+// discards the text and redoes the work the two-walk way, which reports exactly as it always
+// has.
 class CheckedDumper : Dumper {
  public:
   CheckedDumper(JsonWriter& w, const CompiledSchema& s)
-      : Dumper(w, nullptr, false), P(*s.program), env_{s.keys}, ev_(P, env_, counters_) {}
+      : Dumper(w, nullptr, false), env_{s.keys}, walk_(*s.program, env_, *this) {}
 
-  bool write(PyObject* o) {
-    ++counters_.steps;  // the evaluator's step for the root, whatever the root is
-    return value(o, P.root);
-  }
+  bool run(PyObject* o) { return walk_.run(o); }
 
  private:
-  bool value(PyObject* o, uint32_t at) {
-    const int64_t settled = ev_.settle(at, o);
-    if (settled < 0) return settled == -1 && (w_.write_null(), true);
-    const auto si = static_cast<uint32_t>(settled);
-    const Node& n = P.nodes[si];
-    if (n.only_types) return ev_.is_type(n.only_types, false, PyView::kind(env_, o), o) && Dumper::value(o);
-    if (n.item_types && Py_TYPE(o) == &PyList_Type) return typed_list(o, n);
-    if (n.boolean >= 0) return n.boolean && Dumper::value(o);
-    if (!n.walkable || n.leaf) return ev_.test(si, o) && Dumper::value(o);
-    // Steps and levels are counted at least as the evaluator counts them (a step per walked
-    // subschema, a level per container), so that the walk stops short of any limit is_valid
-    // would reach, and the two-walk way then decides.
-    if (++counters_.steps > P.limits.max_steps) return false;
-    const schema::Kind k = PyView::kind(env_, o);
-    if (!ev_.check_self(n, k, o)) return false;
-    const bool exact = Py_TYPE(o) == &PyDict_Type || Py_TYPE(o) == &PyList_Type;
-    if (!exact) return ev_.test(si, o) && Dumper::value(o);  // subclasses, tuples: as is_valid sees them
-    if (counters_.depth >= P.limits.max_instance_depth) return false;
-    ++counters_.depth;
-    const bool ok = Py_TYPE(o) == &PyDict_Type ? dict(o, n) : list(o, n);
-    --counters_.depth;
-    return ok;
-  }
+  friend class schema::GuidedWalk<PyView, CheckedDumper>;
+  using ScalarVerdict = schema::ScalarVerdict;
 
-  // A member or item under subschema si; `plain` writes it without a schema (and the comma
-  // before an item, if `comma`). Bare types and leaves are settled here, saving a call per
-  // value; the rest is held while it is walked (see Dumper::borrowed).
-  template <class Plain>
-  [[gnu::always_inline]] bool child(PyObject* o, uint32_t si, bool comma, Plain&& plain) {
-    const Node& c = P.nodes[si];
-    if (c.only_types || c.bounded) return scalar(o, si, c, comma, plain);
-    if (c.leaf && !c.item_types) return ev_.test(si, o) && plain();
-    if (comma) w_.put(',');
+  bool write(PyObject* o) { return Dumper::value(o); }
+  bool write_null() { return w_.write_null(), true; }
+  [[gnu::always_inline]] bool item(PyObject* o, bool comma) { return list_item(o, comma); }
+  bool item_comma() { return w_.put(','), true; }
+  [[gnu::always_inline]] bool member(PyObject* o) { return borrowed(o); }
+  // Subclasses and tuples are settled as is_valid sees them.
+  static bool enterable(PyObject* o) { return Py_TYPE(o) == &PyDict_Type || Py_TYPE(o) == &PyList_Type; }
+  static bool is_array(PyObject* o) { return Py_TYPE(o) == &PyList_Type; }
+  template <class Write>
+  [[gnu::always_inline]] static bool held(PyObject* o, Write&& write) {
     Py_INCREF(o);
-    const bool ok = c.item_types && Py_TYPE(o) == &PyList_Type ? typed_list(o, c) : value(o, si);
+    const bool ok = write();
     Py_DECREF(o);
     return ok;
   }
 
-  // A value under a bare type or a bounded leaf (c = node si), written by the dispatch on its
-  // type that also checks it: str, int and float cost one type test, not one to check and one
-  // to write. Other values are settled by Evaluator::test.
-  template <class Plain>
-  [[gnu::always_inline]] bool scalar(PyObject* o, uint32_t si, const Node& c, bool comma, Plain&& plain) {
-    PyTypeObject* t = Py_TYPE(o);
-    const uint8_t types = c.only_types | c.types;  // 0: a bounded leaf of any type
-    if (t == &PyUnicode_Type) {
-      if (types != 0 && !(types & schema::kString)) return false;
-      const auto length = static_cast<uint64_t>(PyUnicode_GET_LENGTH(o));
-      if (c.bounded && (length < c.min_length || length > c.max_length)) return false;
-      return text(o, comma ? ',' : 0, 0);
-    }
-    std::int64_t i;
-    if (t == &PyLong_Type && compact_int(o, &i)) {
-      if (types != 0 && !(types & (schema::kNumber | schema::kInteger))) return false;
-      return !(c.bounded && (i < c.int_min || i > c.int_max)) && small_integer(i, comma);
-    }
-    if (t == &PyFloat_Type && (c.only_types & schema::kNumber)) return real(o, comma);  // (fails on nan, inf)
-    if (o == Py_None) return (types == 0 || (types & schema::kNull)) && constant(o, comma);
-    if (t == &PyBool_Type) return (types == 0 || (types & schema::kBool)) && constant(o, comma);
-    return ev_.test(si, o) && plain();
+  // Names must be str. Those from the program are interned, like the keys of dicts written in
+  // code: the member in declaration order is most often the very same str.
+  static bool key_ok(PyObject* k) { return PyUnicode_Check(k); }
+  bool key_is(PyObject* k, uint32_t key_id) const { return (*env_.keys)[key_id] == k; }
+  std::string_view key_text(PyObject* k) const { return PyView::str(env_, k); }
+  [[gnu::always_inline]] bool key(PyObject* k, bool first) { return member_key(k, first); }
+
+  template <class Member>
+  [[gnu::always_inline]] bool object(PyObject* o, Member&& member) {
+    return members(o, member);
   }
 
-  bool dict(PyObject* o, const Node& n) {
-    const Keyword* props = n.props >= 0 ? &P.keywords[(size_t)n.props] : nullptr;
-    size_t next = 0;
-    uint64_t required_seen = 0;
-    const bool ok = members(o, [&](PyObject* k, PyObject* v, bool first) {
-      if (!PyUnicode_Check(k)) return false;
-      int64_t kid = -1;
-      if (props != nullptr) {
-        // Names from the program are interned, like the keys of dicts written in code: the
-        // member in declaration order is most often the very same str.
-        if (next < props->props.size() && (*env_.keys)[props->props[next].first] == k)
-          kid = ev_.next_member_schema(*props, next, required_seen);
-        else
-          kid = ev_.member_schema(*props, PyView::str(env_, k), next, required_seen);
-      }
-      if (kid == -2 || !member_key(k, first)) return false;
-      return kid < 0 ? borrowed(v) : child(v, (uint32_t)kid, false, [&] { return borrowed(v); });
-    });
-    return ok && (props == nullptr || ev_.required_present(*props, o, required_seen));
-  }
-
-  bool list(PyObject* o, const Node& n) {
+  template <class Each>
+  [[gnu::always_inline]] bool array(PyObject* o, Each&& each) {
     if (PyList_GET_SIZE(o) == 0) return w_.append("[]"), true;
-    const Keyword *prefix = nullptr, *rest = nullptr;
-    for (const Keyword *kw = &P.keywords[n.first], *end = kw + n.count; kw != end; ++kw) {
-      if (kw->op == Op::PrefixItems) prefix = kw;
-      if (kw->op == Op::RestItems) rest = kw;
-    }
     if (!enter(o)) return false;
     w_.put('[');
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) {
-      PyObject* item = PyList_GET_ITEM(o, i);
-      int64_t kid = -1;
-      if (prefix != nullptr && (size_t)i < prefix->kids.size())
-        kid = prefix->kids[(size_t)i];
-      else if (rest != nullptr && (uint64_t)i >= rest->count)
-        kid = rest->kids[0];
-      const bool comma = i != 0;
-      if (kid < 0 ? !list_item(item, comma)
-                  : !child(item, (uint32_t)kid, comma, [&] { return list_item(item, comma); }))
-        return false;
-    }
+    // The size is re-read each time: writing an item may run code that resizes the list.
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i)
+      if (!each(static_cast<size_t>(i), PyList_GET_ITEM(o, i))) return false;
     w_.put(']');
     leave();
     return true;
   }
 
-  // A typed array (Node::item_types), e.g. a row of a table: each item's type is checked as it
-  // is written.
-  bool typed_list(PyObject* o, const Node& n) {
-    if (n.types && !ev_.is_type(n.types, false, schema::Kind::Array, o)) return false;
-    const auto size = static_cast<uint64_t>(PyList_GET_SIZE(o));
-    if (size < n.min_items || size > n.max_items) return false;
-    if (size == 0) return w_.append("[]"), true;
-    if (!enter(o)) return false;
-    w_.put('[');
-    const bool floats = n.item_types & schema::kNumber;  // (all of them; `integer` admits some)
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) {
-      PyObject* item = PyList_GET_ITEM(o, i);
-      const bool comma = i != 0;
-      if (floats && Py_TYPE(item) == &PyFloat_Type) {  // table cells: written here, one call less
-        const double v = PyFloat_AS_DOUBLE(item);
-        if (!std::isfinite(v)) return false;
-        char* p = w_.extend(kMaxDoubleChars + 1);
-        *p = ',';
-        w_.commit(comma + format_double(v, p + comma));
-      } else if (Py_TYPE(item) == &PyUnicode_Type) {  // tags, names: checked by the same type test
-        if (!(n.item_types & schema::kString) || !text(item, comma ? ',' : 0, 0)) return false;
-      } else if (!ev_.is_type(n.item_types, false, PyView::kind(env_, item), item) || !list_item(item, comma)) {
-        return false;
-      }
-    }
-    w_.put(']');
-    leave();
-    return true;
+  // A value under a bare type or a bounded leaf, written by the dispatch on its type that also
+  // checks it: str, int and float cost one type test, not one to check and one to write.
+  template <class Other>
+  [[gnu::always_inline]] bool scalar(PyObject* o, const Node& c, bool comma, Other&& other) {
+    PyTypeObject* t = Py_TYPE(o);
+    if (t == &PyUnicode_Type)
+      return ScalarVerdict::string(c, static_cast<uint64_t>(PyUnicode_GET_LENGTH(o))) && text(o, comma ? ',' : 0, 0);
+    std::int64_t i;
+    if (t == &PyLong_Type && compact_int(o, &i)) return ScalarVerdict::integer(c, i) && small_integer(i, comma);
+    if (t == &PyFloat_Type && (c.only_types & schema::kNumber)) return real(o, comma);  // (fails on nan, inf)
+    if (o == Py_None) return ScalarVerdict::constant(c, schema::kNull) && constant(o, comma);
+    if (t == &PyBool_Type) return ScalarVerdict::constant(c, schema::kBool) && constant(o, comma);
+    return other();
   }
 
-  const schema::Program& P;
+  // An item of a typed array: table cells (floats) and tags or names (str) are checked by the
+  // type test that writes them.
+  template <class Other>
+  [[gnu::always_inline]] bool typed_item(PyObject* o, uint8_t types, bool comma, Other&& other) {
+    if (Py_TYPE(o) == &PyFloat_Type && (types & schema::kNumber)) {  // (all floats; `integer` admits some)
+      const double v = PyFloat_AS_DOUBLE(o);
+      if (!std::isfinite(v)) return false;
+      char* p = w_.extend(kMaxDoubleChars + 1);
+      *p = ',';
+      w_.commit(comma + format_double(v, p + comma));
+      return true;
+    }
+    if (Py_TYPE(o) == &PyUnicode_Type) return (types & schema::kString) && text(o, comma ? ',' : 0, 0);
+    return other();
+  }
+
   PyView::Env env_;
-  schema::Counters counters_;
-  schema::Evaluator<PyView, false> ev_;
+  schema::GuidedWalk<PyView, CheckedDumper> walk_;
 };
 
 // The structured content, checked against `schema` when there is one (see CheckedDumper).
 bool write_structured(JsonWriter& w, PyObject* structured, const CompiledSchema* schema) {
   if (schema == nullptr) return dump_py(w, structured);
   try {
-    return CheckedDumper(w, *schema).write(structured);
+    return CheckedDumper(w, *schema).run(structured);
   } catch (const std::exception&) {  // the engine's errors, bad_alloc: reported by the retry
     return false;
   }

@@ -3,53 +3,118 @@
 
 #include <algorithm>
 
+#include "mcp_native/json/writer.hpp"
 #include "mcp_native/schema/text_views.hpp"
+#include "mcp_native/schema/walk.hpp"
+#include "mcp_native/util/utf8.hpp"
 
 using namespace mcp_native::schema;
 
 namespace {
 
-// A walk that visits the instance itself and applies walkable nodes value by value, as the tool
-// response writer does while writing (Evaluator's guided walks); other nodes decide with test().
-bool guided(const Program& P, Evaluator<DomView, false>& ev, DomView::Value v, uint32_t at) {
-  const DomView::Env env;
-  const int64_t settled = ev.settle(at, v);
-  if (settled < 0) return settled == -1;
-  const auto si = (uint32_t)settled;
-  const Node& n = P.nodes[si];
-  if (n.boolean >= 0) return n.boolean;
-  if (!n.walkable || n.leaf) return ev.test(si, v);
-  const Kind k = DomView::kind(env, v);
-  if (!ev.check_self(n, k, v)) return false;
-  const Keyword* props = n.props >= 0 ? &P.keywords[(size_t)n.props] : nullptr;
-  const Keyword *prefix = nullptr, *rest = nullptr;
-  for (uint32_t i = n.first; i < n.first + n.count; ++i) {
-    const Keyword& kw = P.keywords[i];
-    if (kw.op == Op::PrefixItems) prefix = &kw;
-    if (kw.op == Op::RestItems) rest = &kw;
+void write_dom(mcp_native::JsonWriter& w, simdjson::dom::element e) {
+  using simdjson::dom::element_type;
+  switch (e.type()) {
+    case element_type::ARRAY: {
+      w.put('[');
+      bool first = true;
+      const simdjson::dom::array items = e.get_array().value_unsafe();
+      for (simdjson::dom::element x : items) {
+        if (!first) w.put(',');
+        first = false;
+        write_dom(w, x);
+      }
+      w.put(']');
+      break;
+    }
+    case element_type::OBJECT: {
+      w.put('{');
+      bool first = true;
+      const simdjson::dom::object members = e.get_object().value_unsafe();
+      for (simdjson::dom::key_value_pair kv : members) {
+        if (!first) w.put(',');
+        first = false;
+        w.write_string(kv.key);
+        w.put(':');
+        write_dom(w, kv.value);
+      }
+      w.put('}');
+      break;
+    }
+    case element_type::STRING: w.write_string(e.get_string().value_unsafe()); break;
+    case element_type::INT64: w.write_int(e.get_int64().value_unsafe()); break;
+    case element_type::UINT64: w.write_uint(e.get_uint64().value_unsafe()); break;
+    case element_type::DOUBLE: w.write_double(e.get_double().value_unsafe()); break;
+    case element_type::BOOL: w.write_bool(e.get_bool().value_unsafe()); break;
+    case element_type::NULL_VALUE: w.write_null(); break;
   }
-  bool ok = true;
-  if (k == Kind::Object) {
-    size_t next = 0;
-    uint64_t seen = 0;
-    DomView::obj_each(env, v, [&](std::string_view key, DomView::Value x) {
-      int64_t kid = props ? ev.member_schema(*props, key, next, seen) : -1;
-      return ok = kid != -2 && (kid < 0 || guided(P, ev, x, (uint32_t)kid));
-    });
-    return ok && (!props || ev.required_present(*props, v, seen));
-  }
-  if (k == Kind::Array) {
-    DomView::arr_each(env, v, [&](size_t i, DomView::Value x) {
-      int64_t kid = -1;
-      if (prefix && i < prefix->kids.size())
-        kid = prefix->kids[i];
-      else if (rest && i >= rest->count)
-        kid = rest->kids[0];
-      return ok = kid < 0 || guided(P, ev, x, (uint32_t)kid);
-    });
-  }
-  return ok;
 }
+
+// A GuidedWalk sink that writes simdjson elements, as the tool response writer writes Python
+// objects.
+class DomWriter {
+ public:
+  using Value = DomView::Value;
+  explicit DomWriter(mcp_native::JsonWriter& w) : w_(w) {}
+
+  bool write(Value v) { return write_dom(w_, v), true; }
+  bool write_null() { return w_.write_null(), true; }
+  bool item(Value v, bool comma) { return (comma && item_comma()), write(v); }
+  bool item_comma() { return w_.put(','), true; }
+  bool member(Value v) { return write(v); }
+  static bool enterable(Value v) { return v.is_object() || v.is_array(); }
+  static bool is_array(Value v) { return v.is_array(); }
+  template <class F>
+  static bool held(Value, F&& write) {
+    return write();
+  }
+  static bool key_ok(std::string_view) { return true; }
+  static bool key_is(std::string_view, uint32_t) { return false; }  // no interned names
+  static std::string_view key_text(std::string_view k) { return k; }
+  bool key(std::string_view k, bool first) {
+    if (!first) w_.put(',');
+    w_.write_string(k);
+    return w_.put(':'), true;
+  }
+  template <class F>
+  bool object(Value v, F&& member) {
+    w_.put('{');
+    bool first = true;
+    const simdjson::dom::object members = v.get_object().value_unsafe();
+    for (simdjson::dom::key_value_pair kv : members) {
+      if (!member(kv.key, kv.value, first)) return false;
+      first = false;
+    }
+    return w_.put('}'), true;
+  }
+  template <class F>
+  bool array(Value v, F&& each) {
+    w_.put('[');
+    size_t i = 0;
+    const simdjson::dom::array items = v.get_array().value_unsafe();
+    for (simdjson::dom::element x : items)
+      if (!each(i++, x)) return false;
+    return w_.put(']'), true;
+  }
+  template <class F>
+  bool scalar(Value v, const Node& c, bool comma, F&& other) {
+    if (v.is_string()) {
+      const std::string_view s = v.get_string().value_unsafe();
+      if (!ScalarVerdict::string(c, mcp_native::utf8::length(s))) return false;
+      if (comma) item_comma();
+      return w_.write_string(s), true;
+    }
+    if (v.is_int64()) return ScalarVerdict::integer(c, v.get_int64().value_unsafe()) && item(v, comma);
+    return other();
+  }
+  template <class F>
+  static bool typed_item(Value, uint8_t, bool, F&& other) {
+    return other();
+  }
+
+ private:
+  mcp_native::JsonWriter& w_;
+};
 
 bool valid(const std::string& schema, const std::string& instance, Options o = {}) {
   auto prog = compile(parse_json(schema), o);
@@ -65,10 +130,16 @@ bool valid(const std::string& schema, const std::string& instance, Options o = {
   Counters tc;
   Evaluator<TapeView, false> tev(*prog, tenv, tc);
   EXPECT_EQ(tev.run(TapeView::root(parser.doc)), verdict) << schema << " on " << instance;
-  // So must a guided walk.
-  Counters gc;
-  Evaluator<DomView, false> gev(*prog, env, gc);
-  EXPECT_EQ(guided(*prog, gev, doc, prog->root), verdict) << "guided walk: " << schema << " on " << instance;
+  // So must a guided walk, which writes a valid instance as it is.
+  mcp_native::JsonWriter w;
+  DomWriter sink(w);
+  GuidedWalk<DomView, DomWriter> walk(*prog, env, sink);
+  EXPECT_EQ(walk.run(doc), verdict) << "guided walk: " << schema << " on " << instance;
+  if (verdict) {
+    mcp_native::JsonWriter plain;
+    write_dom(plain, doc);
+    EXPECT_EQ(w.view(), plain.view()) << "guided walk: " << schema << " on " << instance;
+  }
   return verdict;
 }
 

@@ -71,6 +71,9 @@ struct Counters {
   uint32_t recursion = 0;  ///< nested subschema evaluations
 };
 
+template <class V, class Sink>
+class GuidedWalk;
+
 /// An error found in Collect mode.
 template <class Value>
 struct EvalError {
@@ -98,10 +101,17 @@ class Evaluator {
   /// Evaluates subschema `si`.
   bool run_at(uint32_t si, Value v) { return schema(si, v, nullptr); }
 
-  // Guided walks: a caller that visits the instance itself (to write it while validating)
-  // resolves choices with settle(), applies each walkable node (Node::walkable) with
+  std::vector<EvalError<Value>> errors;
+  std::vector<PathTok> ipath, spath;  ///< Collect: current locations
+  std::vector<uint32_t> scope;        ///< dynamic scope (resources), when P.dynamic
+
+ private:
+  // For GuidedWalk (walk.hpp), which visits the instance itself to write it while validating:
+  // it resolves choices with settle(), applies each walkable node (Node::walkable) with
   // check_self(), member_schema() and required_present(), reading item subschemas from the
   // item keywords, and settles every other subschema's value with test().
+  template <class, class>
+  friend class GuidedWalk;
 
   /// The verdict of subschema si on v and everything under it.
   bool test(uint32_t si, Value v) {
@@ -184,11 +194,6 @@ class Evaluator {
     return ok;
   }
 
-  std::vector<EvalError<Value>> errors;
-  std::vector<PathTok> ipath, spath;  ///< Collect: current locations
-  std::vector<uint32_t> scope;        ///< dynamic scope (resources), when P.dynamic
-
- private:
   const Program& P;
   const Env& env_;
   Counters& c_;
