@@ -88,39 +88,39 @@ class ToJson {
     Json j;
     if (o == Py_None) return j;
     if (PyBool_Check(o)) {
-      j.t = Json::T::Bool;
-      j.b = o == Py_True;
+      j.type = Json::Type::Bool;
+      j.boolean = o == Py_True;
     } else if (PyLong_Check(o)) {
       int overflow = 0;
       long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
       if (!overflow) {
-        j.t = Json::T::Int;
-        j.i = v;
+        j.type = Json::Type::Int;
+        j.int64 = v;
       } else {
         unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(o) : 0;
         if (overflow > 0 && !PyErr_Occurred()) {
-          j.t = Json::T::UInt;
-          j.u = u;
+          j.type = Json::Type::UInt;
+          j.uint64 = u;
         } else {
           PyErr_Clear();
-          j.t = Json::T::BigInt;
+          j.type = Json::Type::BigInt;
           PyObject* text = PyObject_Str(o);
           if (!text) {  // beyond sys.get_int_max_str_digits()
             PyErr_Clear();
             fail("has an integer with more digits than Python converts to text");
           }
-          j.s = py::reinterpret_steal<py::str>(text);
+          j.text = py::reinterpret_steal<py::str>(text);
         }
       }
     } else if (PyFloat_Check(o)) {
-      j.t = Json::T::Float;
-      j.d = PyFloat_AS_DOUBLE(o);
-      if (!std::isfinite(j.d)) fail("contains a non-finite number");
+      j.type = Json::Type::Float;
+      j.number = PyFloat_AS_DOUBLE(o);
+      if (!std::isfinite(j.number)) fail("contains a non-finite number");
     } else if (PyUnicode_Check(o)) {
-      j.t = Json::T::String;
-      j.s = utf8(o, "a string");
+      j.type = Json::Type::String;
+      j.text = utf8(o, "a string");
     } else if (PyList_Check(o) || PyTuple_Check(o)) {
-      j.t = Json::T::Array;
+      j.type = Json::Type::Array;
       Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
       PyObject** items = PySequence_Fast_ITEMS(o);
       j.arr.reserve((size_t)n);
@@ -130,7 +130,7 @@ class ToJson {
         path_.pop_back();
       }
     } else if (PyDict_Check(o)) {
-      j.t = Json::T::Object;
+      j.type = Json::Type::Object;
       j.obj.reserve((size_t)PyDict_GET_SIZE(o));
       Py_ssize_t pos = 0;
       PyObject *k, *v;
@@ -149,20 +149,20 @@ class ToJson {
 };
 
 py::object json_to_py(const Json& j) {
-  switch (j.t) {
-    case Json::T::Null: return py::none();
-    case Json::T::Bool: return py::bool_(j.b);
-    case Json::T::Int: return py::int_(j.i);
-    case Json::T::UInt: return py::int_(j.u);
-    case Json::T::Float: return py::float_(j.d);
-    case Json::T::BigInt: return py::reinterpret_steal<py::object>(PyLong_FromString(j.s.c_str(), nullptr, 10));
-    case Json::T::String: return py::str(j.s);
-    case Json::T::Array: {
+  switch (j.type) {
+    case Json::Type::Null: return py::none();
+    case Json::Type::Bool: return py::bool_(j.boolean);
+    case Json::Type::Int: return py::int_(j.int64);
+    case Json::Type::UInt: return py::int_(j.uint64);
+    case Json::Type::Float: return py::float_(j.number);
+    case Json::Type::BigInt: return py::reinterpret_steal<py::object>(PyLong_FromString(j.text.c_str(), nullptr, 10));
+    case Json::Type::String: return py::str(j.text);
+    case Json::Type::Array: {
       py::list l;
       for (auto& x : j.arr) l.append(json_to_py(x));
       return std::move(l);
     }
-    case Json::T::Object: {
+    case Json::Type::Object: {
       py::dict d;
       for (auto& [k, v] : j.obj) d[py::str(k)] = json_to_py(v);
       return std::move(d);
@@ -236,7 +236,10 @@ class SchemaValidator {
         if (!name || !dialect_from_name({name, (size_t)n}, o.default_dialect))
           throw SchemaError("unsupported dialect " + py::repr(*dialect).cast<std::string>(), {});
       }
-      ToJson to_json(2 * uint64_t{o.limits.max_schema_depth} + 8);
+      // A subschema level is two JSON levels (a keyword's map or array, then the subschema),
+      // and keyword values such as `enum` arrays add a few more.
+      constexpr uint64_t kJsonLevelsPerSchemaLevel = 2, kValueLevels = 8;
+      ToJson to_json(kJsonLevelsPerSchemaLevel * o.limits.max_schema_depth + kValueLevels);
       if (registry) {
         for (auto [k, v] : *registry) {
           Py_ssize_t n;

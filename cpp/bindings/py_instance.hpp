@@ -61,24 +61,24 @@ struct PyView {
   static bool exact_int(PyObject* o) { return Py_TYPE(o) == &PyLong_Type; }
   static Num num(const Env& e, PyObject* o) {
     Num n;
-    if (small_int(o, n.i)) return n;  // k is I already
+    if (small_int(o, n.int64)) return n;  // k is I already
     if (PyFloat_Check(o)) {
-      n.k = Num::F;
-      n.d = PyFloat_AS_DOUBLE(o);
+      n.kind = Num::Float;
+      n.number = PyFloat_AS_DOUBLE(o);
       return n;
     }
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (!overflow) {
-      n.k = Num::I;
-      n.i = v;
+      n.kind = Num::Int;
+      n.int64 = v;
       return n;
     }
     if (overflow > 0) {
       unsigned long long u = PyLong_AsUnsignedLongLong(o);
       if (!PyErr_Occurred()) {
-        n.k = Num::U;
-        n.u = u;
+        n.kind = Num::UInt;
+        n.uint64 = u;
         return n;
       }
       PyErr_Clear();

@@ -78,12 +78,12 @@ const Program& metaschema_program(Dialect d) {
 std::shared_ptr<const Program> compile(Json schema, const Options& options) {
   // The root's dialect decides which metaschema checks the document.
   Dialect d = options.default_dialect;
-  if (schema.t == Json::T::Object) {
-    if (const Json* s = schema.get("$schema"); s && s->t == Json::T::String && !dialect_from_name(s->s, d)) {
+  if (schema.type == Json::Type::Object) {
+    if (const Json* s = schema.get("$schema"); s && s->type == Json::Type::String && !dialect_from_name(s->text, d)) {
       // A custom metaschema: its own `$schema` names the dialect (checked by the compiler).
       for (auto& [uri, doc] : options.registry)
-        if (uri::strip_empty_fragment(uri) == uri::strip_empty_fragment(s->s) && doc.t == Json::T::Object)
-          if (const Json* ms = doc.get("$schema"); ms && ms->t == Json::T::String) dialect_from_name(ms->s, d);
+        if (uri::strip_empty_fragment(uri) == uri::strip_empty_fragment(s->text) && doc.type == Json::Type::Object)
+          if (const Json* ms = doc.get("$schema"); ms && ms->type == Json::Type::String) dialect_from_name(ms->text, d);
     }
   }
   const Program& meta = metaschema_program(d);

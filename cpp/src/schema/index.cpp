@@ -50,9 +50,9 @@ Dialect Compiler::dialect_of(const std::string& uri, Info& at) {
   Dialect d;
   if (dialect_from_name(uri, d)) return d;
   auto it = registry_.find(uri::strip_empty_fragment(uri));
-  if (it != registry_.end() && it->second->t == Json::T::Object) {
+  if (it != registry_.end() && it->second->type == Json::Type::Object) {
     const Json* s = it->second->get("$schema");
-    if (s && s->t == Json::T::String && dialect_from_name(s->s, d)) {
+    if (s && s->type == Json::Type::String && dialect_from_name(s->text, d)) {
       if (const Json* voc = it->second->get("$vocabulary")) {
         auto ends = [](const std::string& k, std::string_view tail) {
           return k.size() > tail.size() && k.compare(k.size() - tail.size(), tail.size(), tail) == 0;
@@ -80,7 +80,7 @@ void Compiler::index_doc(const Json* root, const std::string& uri, Dialect d) {
 void Compiler::walk(const Json* j, Info at, bool resource_root) {
   if (depth_of(at.path) > opt.limits.max_schema_depth)
     error("schema nesting exceeds max_schema_depth=" + std::to_string(opt.limits.max_schema_depth), at);
-  if (j->t != Json::T::Object) {
+  if (j->type != Json::Type::Object) {
     if (resource_root) at.resource = new_resource(j);
     info_.emplace(j, at);
     return;
@@ -89,19 +89,19 @@ void Compiler::walk(const Json* j, Info at, bool resource_root) {
   const char* id_kw = d == Dialect::Draft4 ? "id" : "$id";
   const Json* id = j->get(id_kw);
   const bool ref_overrides = d <= Dialect::Draft7 && j->get("$ref");
-  if (id && (id->t != Json::T::String || ref_overrides)) id = nullptr;
-  bool anchor_id = id && d <= Dialect::Draft7 && !id->s.empty() && id->s[0] == '#';
+  if (id && (id->type != Json::Type::String || ref_overrides)) id = nullptr;
+  bool anchor_id = id && d <= Dialect::Draft7 && !id->text.empty() && id->text[0] == '#';
   const Json* sch = j->get("$schema");
-  if (sch && sch->t == Json::T::String && (resource_root || (id && !anchor_id))) {
-    at.dialect = d = dialect_of(sch->s, at);
+  if (sch && sch->type == Json::Type::String && (resource_root || (id && !anchor_id))) {
+    at.dialect = d = dialect_of(sch->text, at);
     id_kw = d == Dialect::Draft4 ? "id" : "$id";
     id = j->get(id_kw);
-    if (id && (id->t != Json::T::String || (d <= Dialect::Draft7 && j->get("$ref")))) id = nullptr;
-    anchor_id = id && d <= Dialect::Draft7 && !id->s.empty() && id->s[0] == '#';
+    if (id && (id->type != Json::Type::String || (d <= Dialect::Draft7 && j->get("$ref")))) id = nullptr;
+    anchor_id = id && d <= Dialect::Draft7 && !id->text.empty() && id->text[0] == '#';
   }
   if (id && !anchor_id) {
-    std::optional<std::string> resolved = uri::resolve(at.base, id->s);
-    if (!resolved) error("'" + id->s + "' is not a URI reference", at, id_kw);
+    std::optional<std::string> resolved = uri::resolve(at.base, id->text);
+    if (!resolved) error("'" + id->text + "' is not a URI reference", at, id_kw);
     std::string full = std::move(*resolved);
     auto [uri, frag] = uri::split_fragment(full);
     at.base = uri;
@@ -109,42 +109,43 @@ void Compiler::walk(const Json* j, Info at, bool resource_root) {
     resource_root = true;
     if (!frag.empty() && d <= Dialect::Draft7) anchors_[full] = j;
   }
-  if (anchor_id) anchors_[at.base + id->s] = j;
+  if (anchor_id) anchors_[at.base + id->text] = j;
   if (resource_root) at.resource = new_resource(j);
   if (d >= Dialect::Draft201909) {
-    if (const Json* a = j->get("$anchor"); a && a->t == Json::T::String) anchors_[at.base + "#" + a->s] = j;
+    if (const Json* a = j->get("$anchor"); a && a->type == Json::Type::String) anchors_[at.base + "#" + a->text] = j;
     if (d >= Dialect::Draft202012) {
-      if (const Json* a = j->get("$dynamicAnchor"); a && a->t == Json::T::String) {
-        anchors_[at.base + "#" + a->s] = j;
-        dyn_anchor_json_[at.resource][a->s] = j;
+      if (const Json* a = j->get("$dynamicAnchor"); a && a->type == Json::Type::String) {
+        anchors_[at.base + "#" + a->text] = j;
+        dyn_anchor_json_[at.resource][a->text] = j;
       }
-    } else if (const Json* ra = j->get("$recursiveAnchor"); ra && ra->t == Json::T::Bool && ra->b && resource_root) {
+    } else if (const Json* ra = j->get("$recursiveAnchor");
+               ra && ra->type == Json::Type::Bool && ra->boolean && resource_root) {
       P.resources[at.resource].recursive_anchor = true;
     }
   }
   info_.emplace(j, at);
   // Patterns are checked everywhere, also in subschemas no `$ref` reaches.
-  if (const Json* p = j->get("pattern"); p && p->t == Json::T::String && !Regex::is_valid(p->s))
-    error("invalid regular expression '" + p->s + "'", at, "pattern");
-  if (const Json* pp = j->get("patternProperties"); pp && pp->t == Json::T::Object)
+  if (const Json* p = j->get("pattern"); p && p->type == Json::Type::String && !Regex::is_valid(p->text))
+    error("invalid regular expression '" + p->text + "'", at, "pattern");
+  if (const Json* pp = j->get("patternProperties"); pp && pp->type == Json::Type::Object)
     for (auto& [k, v] : pp->obj)
       if (!Regex::is_valid(k)) error("invalid regular expression '" + k + "'", at, "patternProperties");
   const PathRef parent = at.path;
   for (auto& [k, v] : j->obj) {
-    if (is_schema_kw_array(k, d) && v.t == Json::T::Array) {
+    if (is_schema_kw_array(k, d) && v.type == Json::Type::Array) {
       PathRef kp = extend(parent, PathTok::of(k));
       for (size_t i = 0; i < v.arr.size(); ++i) {
         at.path = extend(kp, PathTok::at(i));
         walk(&v.arr[i], at, false);
       }
-    } else if (is_schema_kw_map(k, d) && v.t == Json::T::Object) {
+    } else if (is_schema_kw_map(k, d) && v.type == Json::Type::Object) {
       PathRef kp = extend(parent, PathTok::of(k));
       for (auto& [k2, v2] : v.obj) {
-        if (v2.t != Json::T::Object && v2.t != Json::T::Bool) continue;
+        if (v2.type != Json::Type::Object && v2.type != Json::Type::Bool) continue;
         at.path = extend(kp, PathTok::of(k2));
         walk(&v2, at, false);
       }
-    } else if (is_schema_kw_single(k, d) && (v.t == Json::T::Object || v.t == Json::T::Bool)) {
+    } else if (is_schema_kw_single(k, d) && (v.type == Json::Type::Object || v.type == Json::Type::Bool)) {
       at.path = extend(parent, PathTok::of(k));
       walk(&v, at, false);
     }
@@ -207,10 +208,10 @@ const Json* Compiler::resolve_ref(const std::string& ref, const Info& from, std:
     }
     pos = end + 1;
     const Json* next = nullptr;
-    if (cur->t == Json::T::Object) {
+    if (cur->type == Json::Type::Object) {
       next = cur->get(tok);
       rel.push_back(PathTok::of(tok));
-    } else if (cur->t == Json::T::Array && !tok.empty() && std::all_of(tok.begin(), tok.end(), ::isdigit)) {
+    } else if (cur->type == Json::Type::Array && !tok.empty() && std::all_of(tok.begin(), tok.end(), ::isdigit)) {
       size_t i = std::stoul(tok);
       if (i < cur->arr.size()) next = &cur->arr[i];
       rel.push_back(PathTok::at(i));

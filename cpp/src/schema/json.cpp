@@ -25,22 +25,22 @@ const Json* Json::get(std::string_view key) const {
 }
 
 static void dump_to(std::string& out, const Json& j) {
-  switch (j.t) {
-    case Json::T::Null: out += "null"; break;
-    case Json::T::Bool: out += j.b ? "true" : "false"; break;
-    case Json::T::Int: out += std::to_string(j.i); break;
-    case Json::T::UInt: out += std::to_string(j.u); break;
-    case Json::T::BigInt: out += j.s; break;
-    case Json::T::Float: {
+  switch (j.type) {
+    case Json::Type::Null: out += "null"; break;
+    case Json::Type::Bool: out += j.boolean ? "true" : "false"; break;
+    case Json::Type::Int: out += std::to_string(j.int64); break;
+    case Json::Type::UInt: out += std::to_string(j.uint64); break;
+    case Json::Type::BigInt: out += j.text; break;
+    case Json::Type::Float: {
       char buf[64];
-      auto r = std::to_chars(buf, buf + sizeof buf, j.d);
+      auto r = std::to_chars(buf, buf + sizeof buf, j.number);
       std::string_view s(buf, r.ptr - buf);
       out += s;
       if (s.find_first_of(".en") == std::string_view::npos) out += ".0";
       break;
     }
-    case Json::T::String: append_json_string(out, j.s); break;
-    case Json::T::Array:
+    case Json::Type::String: append_json_string(out, j.text); break;
+    case Json::Type::Array:
       out += '[';
       for (size_t i = 0; i < j.arr.size(); ++i) {
         if (i) out += ',';
@@ -48,7 +48,7 @@ static void dump_to(std::string& out, const Json& j) {
       }
       out += ']';
       break;
-    case Json::T::Object:
+    case Json::Type::Object:
       out += '{';
       for (size_t i = 0; i < j.obj.size(); ++i) {
         if (i) out += ',';
@@ -71,38 +71,38 @@ static Json from_element(simdjson::dom::element e) {
   Json j;
   switch (e.type()) {
     case simdjson::dom::element_type::ARRAY:
-      j.t = Json::T::Array;
+      j.type = Json::Type::Array;
       {
         simdjson::dom::array a = e.get_array().value_unsafe();
         for (auto x : a) j.arr.push_back(from_element(x));
       }
       break;
     case simdjson::dom::element_type::OBJECT:
-      j.t = Json::T::Object;
+      j.type = Json::Type::Object;
       {
         simdjson::dom::object o = e.get_object().value_unsafe();
         for (auto m : o) j.obj.emplace_back(std::string(m.key), from_element(m.value));
       }
       break;
     case simdjson::dom::element_type::INT64:
-      j.t = Json::T::Int;
-      j.i = e.get_int64().value_unsafe();
+      j.type = Json::Type::Int;
+      j.int64 = e.get_int64().value_unsafe();
       break;
     case simdjson::dom::element_type::UINT64:
-      j.t = Json::T::UInt;
-      j.u = e.get_uint64().value_unsafe();
+      j.type = Json::Type::UInt;
+      j.uint64 = e.get_uint64().value_unsafe();
       break;
     case simdjson::dom::element_type::DOUBLE:
-      j.t = Json::T::Float;
-      j.d = e.get_double().value_unsafe();
+      j.type = Json::Type::Float;
+      j.number = e.get_double().value_unsafe();
       break;
     case simdjson::dom::element_type::STRING:
-      j.t = Json::T::String;
-      j.s = std::string(e.get_string().value_unsafe());
+      j.type = Json::Type::String;
+      j.text = std::string(e.get_string().value_unsafe());
       break;
     case simdjson::dom::element_type::BOOL:
-      j.t = Json::T::Bool;
-      j.b = e.get_bool().value_unsafe();
+      j.type = Json::Type::Bool;
+      j.boolean = e.get_bool().value_unsafe();
       break;
     case simdjson::dom::element_type::NULL_VALUE: break;
   }
@@ -191,9 +191,9 @@ std::string digits_of(uint128 v) {
 }
 
 uint128 magnitude(const Num& n) {
-  if (n.k == Num::I) return n.i < 0 ? (uint128)(-(n.i + 1)) + 1 : (uint128)n.i;
-  if (n.k == Num::U) return n.u;
-  return n.l < 0 ? (uint128)(-(n.l + 1)) + 1 : (uint128)n.l;
+  if (n.kind == Num::Int) return n.int64 < 0 ? (uint128)(-(n.int64 + 1)) + 1 : (uint128)n.int64;
+  if (n.kind == Num::UInt) return n.uint64;
+  return n.wide < 0 ? (uint128)(-(n.wide + 1)) + 1 : (uint128)n.wide;
 }
 
 // The exact decimal digits of an integral double's magnitude: mantissa * 2^exp in base 1e9.
@@ -276,12 +276,12 @@ struct Exact {
   std::string digits;
 };
 Exact exact(const Num& n) {
-  switch (n.k) {
-    case Num::B: return {n.neg, std::string(n.digits)};
-    case Num::F: return {n.d < 0, digits_of_integral(n.d)};
-    case Num::I: return {n.i < 0, digits_of(magnitude(n))};
-    case Num::U: return {false, digits_of(n.u)};
-    case Num::L: return {n.l < 0, digits_of(magnitude(n))};
+  switch (n.kind) {
+    case Num::Big: return {n.neg, std::string(n.digits)};
+    case Num::Float: return {n.number < 0, digits_of_integral(n.number)};
+    case Num::Int: return {n.int64 < 0, digits_of(magnitude(n))};
+    case Num::UInt: return {false, digits_of(n.uint64)};
+    case Num::Wide: return {n.wide < 0, digits_of(magnitude(n))};
   }
   return {};
 }
@@ -289,41 +289,43 @@ Exact exact(const Num& n) {
 }  // namespace
 
 int compare_wide(const Num& a, const Num& b) {
-  if (a.k != Num::F && a.k != Num::B && b.k != Num::F && b.k != Num::B) {
-    auto wide = [](const Num& n) { return n.k == Num::I ? n.i : n.k == Num::U ? (int128)n.u : n.l; };
+  if (a.kind != Num::Float && a.kind != Num::Big && b.kind != Num::Float && b.kind != Num::Big) {
+    auto wide = [](const Num& n) {
+      return n.kind == Num::Int ? n.int64 : n.kind == Num::UInt ? (int128)n.uint64 : n.wide;
+    };
     int128 x = wide(a), y = wide(b);
     return (x > y) - (x < y);
   }
-  if (a.k != Num::B && b.k != Num::B) {
+  if (a.kind != Num::Big && b.kind != Num::Big) {
     // long double holds every int64/uint64/double exactly on the platforms we build for; a
     // 128-bit integer meets a double here only beyond 2^64, where both sides are integers.
-    if (a.k == Num::L || b.k == Num::L) {
-      const Num& f = a.k == Num::F ? a : b;
-      if (std::isfinite(f.d) && std::fabs(f.d) >= 0x1p64) {
+    if (a.kind == Num::Wide || b.kind == Num::Wide) {
+      const Num& f = a.kind == Num::Float ? a : b;
+      if (std::isfinite(f.number) && std::fabs(f.number) >= 0x1p64) {
         Exact x = exact(a), y = exact(b);
         if (x.neg != y.neg) return x.neg ? -1 : 1;
         int c = compare_magnitude(x.digits, y.digits);
         return x.neg ? -c : c;
       }
     }
-    long double x = a.k == Num::F   ? (long double)a.d
-                    : a.k == Num::L ? (long double)a.l
-                    : a.k == Num::U ? (long double)a.u
-                                    : (long double)a.i;
-    long double y = b.k == Num::F   ? (long double)b.d
-                    : b.k == Num::L ? (long double)b.l
-                    : b.k == Num::U ? (long double)b.u
-                                    : (long double)b.i;
+    long double x = a.kind == Num::Float  ? (long double)a.number
+                    : a.kind == Num::Wide ? (long double)a.wide
+                    : a.kind == Num::UInt ? (long double)a.uint64
+                                          : (long double)a.int64;
+    long double y = b.kind == Num::Float  ? (long double)b.number
+                    : b.kind == Num::Wide ? (long double)b.wide
+                    : b.kind == Num::UInt ? (long double)b.uint64
+                                          : (long double)b.int64;
     return (x > y) - (x < y);
   }
   // A B is beyond 2^127 in magnitude: only another B or a double that large can compare by digits.
   auto beyond = [](const Num& n) {
-    return n.k == Num::B || (n.k == Num::F && std::isfinite(n.d) && std::fabs(n.d) >= 0x1p127);
+    return n.kind == Num::Big || (n.kind == Num::Float && std::isfinite(n.number) && std::fabs(n.number) >= 0x1p127);
   };
   if (!beyond(a) || !beyond(b)) {
-    if (a.k == Num::F && std::isinf(a.d)) return a.d > 0 ? 1 : -1;
-    if (b.k == Num::F && std::isinf(b.d)) return b.d > 0 ? -1 : 1;
-    return a.k == Num::B ? (a.neg ? -1 : 1) : (b.neg ? 1 : -1);
+    if (a.kind == Num::Float && std::isinf(a.number)) return a.number > 0 ? 1 : -1;
+    if (b.kind == Num::Float && std::isinf(b.number)) return b.number > 0 ? -1 : 1;
+    return a.kind == Num::Big ? (a.neg ? -1 : 1) : (b.neg ? 1 : -1);
   }
   Exact x = exact(a), y = exact(b);
   if (x.neg != y.neg) return x.neg ? -1 : 1;
@@ -333,19 +335,19 @@ int compare_wide(const Num& a, const Num& b) {
 
 // value = mant * 10^exp, from the shortest decimal representation (integers exactly).
 static bool decimal(const Num& n, uint128& mant, int& exp) {
-  if (n.k != Num::F) {
+  if (n.kind != Num::Float) {
     mant = magnitude(n);
     exp = 0;
     return true;
   }
-  if (!std::isfinite(n.d)) return false;
-  if (std::fabs(n.d) >= 0x1p53 && std::fabs(n.d) < 0x1p127) {  // integral: its exact binary value
-    mant = (uint128)std::fabs(n.d);
+  if (!std::isfinite(n.number)) return false;
+  if (std::fabs(n.number) >= 0x1p53 && std::fabs(n.number) < 0x1p127) {  // integral: its exact binary value
+    mant = (uint128)std::fabs(n.number);
     exp = 0;
     return true;
   }
   char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, std::fabs(n.d), std::chars_format::scientific);
+  auto r = std::to_chars(buf, buf + sizeof buf, std::fabs(n.number), std::chars_format::scientific);
   std::string_view s(buf, r.ptr - buf);
   size_t e = s.find('e');
   mant = 0;
@@ -360,8 +362,8 @@ static bool decimal(const Num& n, uint128& mant, int& exp) {
 }
 
 static bool is_multiple_big(const Num& x, const Num& m) {
-  if (m.k == Num::B)  // |m| > 2^127 > |x| unless x is a B too: then only 0 is a multiple
-    return x.k == Num::B ? divisible(x.digits, m.digits) : x.approx() == 0;
+  if (m.kind == Num::Big)  // |m| > 2^127 > |x| unless x is a B too: then only 0 is a multiple
+    return x.kind == Num::Big ? divisible(x.digits, m.digits) : x.approx() == 0;
   // x is a B; m = b * 10^q.
   uint128 b;
   int q;
@@ -373,22 +375,22 @@ static bool is_multiple_big(const Num& x, const Num& m) {
 }
 
 bool is_multiple(const Num& x, const Num& m) {
-  if (x.k == Num::I && m.k == Num::I && m.i > 0) return x.i % m.i == 0;  // the common case
+  if (x.kind == Num::Int && m.kind == Num::Int && m.int64 > 0) return x.int64 % m.int64 == 0;  // the common case
   // Doubles beyond 2^127 are integers: take their exact value, like 2**200 == 2.0**200 does.
   std::string xs, ms;
   auto as_big = [](const Num& n, std::string& store) {
-    if (n.k != Num::F || !std::isfinite(n.d) || std::fabs(n.d) < 0x1p127) return n;
+    if (n.kind != Num::Float || !std::isfinite(n.number) || std::fabs(n.number) < 0x1p127) return n;
     Num b;
-    b.k = Num::B;
-    b.neg = n.d < 0;
-    b.d = n.d;
-    store = digits_of_integral(n.d);
+    b.kind = Num::Big;
+    b.neg = n.number < 0;
+    b.number = n.number;
+    store = digits_of_integral(n.number);
     b.digits = store;
     return b;
   };
-  if (x.k == Num::B || m.k == Num::B || x.k == Num::F || m.k == Num::F) {
+  if (x.kind == Num::Big || m.kind == Num::Big || x.kind == Num::Float || m.kind == Num::Float) {
     Num bx = as_big(x, xs), bm = as_big(m, ms);
-    if (bx.k == Num::B || bm.k == Num::B) return is_multiple_big(bx, bm);
+    if (bx.kind == Num::Big || bm.kind == Num::Big) return is_multiple_big(bx, bm);
   }
   uint128 a, b;
   int p, q;
@@ -412,19 +414,19 @@ bool is_multiple(const Num& x, const Num& m) {
 
 Num num_of(const Json& j) {
   Num n;
-  switch (j.t) {
-    case Json::T::Int:
-      n.k = Num::I;
-      n.i = j.i;
+  switch (j.type) {
+    case Json::Type::Int:
+      n.kind = Num::Int;
+      n.int64 = j.int64;
       break;
-    case Json::T::UInt:
-      n.k = Num::U;
-      n.u = j.u;
+    case Json::Type::UInt:
+      n.kind = Num::UInt;
+      n.uint64 = j.uint64;
       break;
-    case Json::T::BigInt: return num_of_decimal(j.s);
+    case Json::Type::BigInt: return num_of_decimal(j.text);
     default:
-      n.k = Num::F;
-      n.d = j.d;
+      n.kind = Num::Float;
+      n.number = j.number;
       break;
   }
   return n;
@@ -439,16 +441,16 @@ Num num_of_decimal(std::string_view text) {
   const uint128 limit = ((uint128)1 << 127) - 1;
   for (char c : mag) {
     if (v > (limit - (unsigned)(c - '0')) / 10) {
-      n.k = Num::B;
+      n.kind = Num::Big;
       n.neg = neg;
       n.digits = mag;
-      n.d = std::strtod(std::string(text).c_str(), nullptr);  // correctly rounded (±inf beyond range)
+      n.number = std::strtod(std::string(text).c_str(), nullptr);  // correctly rounded (±inf beyond range)
       return n;
     }
     v = v * 10 + (unsigned)(c - '0');
   }
-  n.k = Num::L;
-  n.l = neg ? -(int128)v : (int128)v;
+  n.kind = Num::Wide;
+  n.wide = neg ? -(int128)v : (int128)v;
   return n;
 }
 

@@ -101,14 +101,19 @@ uint32_t Compiler::child(const Json* j, const Info& parent, std::initializer_lis
 
 uint64_t Compiler::count_of(const Json& v, const Info& at, std::string_view kw) {
   Num n = num_of(v);
-  if (!(v.t == Json::T::Int || v.t == Json::T::UInt || v.t == Json::T::Float || v.t == Json::T::BigInt) ||
+  if (!(v.type == Json::Type::Int || v.type == Json::Type::UInt || v.type == Json::Type::Float ||
+        v.type == Json::Type::BigInt) ||
       !n.is_integer() || n.approx() < 0)
     error("'" + std::string(kw) + "' must be a non-negative integer", at, kw);
-  return n.approx() > 1e18 ? (uint64_t)1e18 : (uint64_t)n.approx();
+  // Counts past any instance's size are clamped to a value that fits uint64_t and compares the
+  // same against every size.
+  constexpr double kCountCap = 1e18;
+  return n.approx() > kCountCap ? (uint64_t)kCountCap : (uint64_t)n.approx();
 }
 
 Num Compiler::number_of(const Json& v, const Info& at, std::string_view kw) {
-  if (!(v.t == Json::T::Int || v.t == Json::T::UInt || v.t == Json::T::Float || v.t == Json::T::BigInt))
+  if (!(v.type == Json::Type::Int || v.type == Json::Type::UInt || v.type == Json::Type::Float ||
+        v.type == Json::Type::BigInt))
     error("'" + std::string(kw) + "' must be a number", at, kw);
   return num_of(v);
 }
@@ -127,12 +132,12 @@ void Compiler::compile_node(uint32_t n) {
   const Info& at = info_.at(j);  // stable: unordered_map nodes do not move
   Node node;
   node.resource = at.resource;
-  if (j->t == Json::T::Bool) {
-    node.boolean = j->b;
+  if (j->type == Json::Type::Bool) {
+    node.boolean = j->boolean;
     P.nodes[n] = node;
     return;
   }
-  if (j->t != Json::T::Object) error("a schema must be an object or a boolean", at);
+  if (j->type != Json::Type::Object) error("a schema must be an object or a boolean", at);
   const Dialect d = at.dialect;
   std::vector<Keyword> kws, last;
   kws.reserve(j->obj.size() + 1);
@@ -144,8 +149,8 @@ void Compiler::compile_node(uint32_t n) {
     return k;
   };
   auto ref_to = [&](std::string_view name, const Json& v) {
-    if (v.t != Json::T::String) error("'" + std::string(name) + "' must be a string", at, name);
-    const Json* target = resolve_ref(v.s, at, name);
+    if (v.type != Json::Type::String) error("'" + std::string(name) + "' must be a string", at, name);
+    const Json* target = resolve_ref(v.text, at, name);
     return target;
   };
   const Json* ref = j->get("$ref");
@@ -167,9 +172,9 @@ void Compiler::compile_node(uint32_t n) {
         const Json* target = ref_to(k, v);
         Keyword x = kw(Op::DynamicRef, k, &v);
         x.kids.push_back(node_for(target));
-        auto [u, frag] = uri::split_fragment(*uri::resolve(at.base, v.s));  // resolved by ref_to
-        const Json* da = target->t == Json::T::Object ? target->get("$dynamicAnchor") : nullptr;
-        if (!frag.empty() && frag[0] != '/' && da && da->t == Json::T::String && da->s == frag) {
+        auto [u, frag] = uri::split_fragment(*uri::resolve(at.base, v.text));  // resolved by ref_to
+        const Json* da = target->type == Json::Type::Object ? target->get("$dynamicAnchor") : nullptr;
+        if (!frag.empty() && frag[0] != '/' && da && da->type == Json::Type::String && da->text == frag) {
           x.dynamic = true;
           x.anchor = frag;
           P.dynamic = true;
@@ -179,8 +184,8 @@ void Compiler::compile_node(uint32_t n) {
         const Json* target = ref_to(k, v);
         Keyword x = kw(Op::RecursiveRef, k, &v);
         x.kids.push_back(node_for(target));
-        const Json* ra = target->t == Json::T::Object ? target->get("$recursiveAnchor") : nullptr;
-        if (ra && ra->t == Json::T::Bool && ra->b) {
+        const Json* ra = target->type == Json::Type::Object ? target->get("$recursiveAnchor") : nullptr;
+        if (ra && ra->type == Json::Type::Bool && ra->boolean) {
           x.dynamic = true;
           P.dynamic = true;
         }
@@ -188,18 +193,18 @@ void Compiler::compile_node(uint32_t n) {
       } else if (k == "type") {
         Keyword x = kw(Op::Type, k, &v);
         auto add = [&](const Json& t) {
-          uint8_t b = t.t == Json::T::String ? type_bit(t.s) : 0;
+          uint8_t b = t.type == Json::Type::String ? type_bit(t.text) : 0;
           if (!b) error("unknown type " + t.dump(), at, k);
           x.types |= b;
         };
-        if (v.t == Json::T::Array)
+        if (v.type == Json::Type::Array)
           for (auto& t : v.arr) add(t);
         else
           add(v);
         x.exclusive = d == Dialect::Draft4;  // there, 1.0 is a number but not an integer
         kws.push_back(std::move(x));
       } else if (k == "enum") {
-        if (v.t != Json::T::Array) error("'enum' must be an array", at, k);
+        if (v.type != Json::Type::Array) error("'enum' must be an array", at, k);
         Keyword x = kw(Op::Enum, k, &v);
         for (auto& c : v.arr) x.consts.push_back(&c);
         if (x.consts.size() > kLinearEnum) {
@@ -222,7 +227,7 @@ void Compiler::compile_node(uint32_t n) {
         x.num = number_of(v, at, k);
         if (d == Dialect::Draft4) {
           const Json* e = j->get(k == "maximum" ? "exclusiveMaximum" : "exclusiveMinimum");
-          x.exclusive = e && e->t == Json::T::Bool && e->b;
+          x.exclusive = e && e->type == Json::Type::Bool && e->boolean;
         }
         kws.push_back(std::move(x));
       } else if ((k == "exclusiveMaximum" || k == "exclusiveMinimum") && d >= Dialect::Draft6) {
@@ -242,20 +247,20 @@ void Compiler::compile_node(uint32_t n) {
         x.count = count_of(v, at, k);
         kws.push_back(std::move(x));
       } else if (k == "pattern") {
-        if (v.t != Json::T::String) error("'pattern' must be a string", at, k);
+        if (v.type != Json::Type::String) error("'pattern' must be a string", at, k);
         Keyword x = kw(Op::Pattern, k, &v);
-        x.regex = regex(v.s, at, k);
+        x.regex = regex(v.text, at, k);
         kws.push_back(std::move(x));
       } else if (k == "format") {
-        if ((opt.formats || at.format_assertion) && v.t == Json::T::String) {
-          if (auto f = formats::find(v.s)) {
+        if ((opt.formats || at.format_assertion) && v.type == Json::Type::String) {
+          if (auto f = formats::find(v.text)) {
             Keyword x = kw(Op::Format, k, &v);
             x.format = f;
             kws.push_back(std::move(x));
           }
         }
       } else if (k == "items") {
-        if (v.t == Json::T::Array && d <= Dialect::Draft201909) {
+        if (v.type == Json::Type::Array && d <= Dialect::Draft201909) {
           Keyword x = kw(Op::PrefixItems, k, &v);
           for (size_t i = 0; i < v.arr.size(); ++i)
             x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
@@ -269,12 +274,12 @@ void Compiler::compile_node(uint32_t n) {
         } else {
           Keyword x = kw(Op::RestItems, k, &v);
           const Json* pi = d >= Dialect::Draft202012 ? j->get("prefixItems") : nullptr;
-          x.count = pi && pi->t == Json::T::Array ? pi->arr.size() : 0;
+          x.count = pi && pi->type == Json::Type::Array ? pi->arr.size() : 0;
           x.kids.push_back(child(&v, at, {PathTok::of(k)}));
           kws.push_back(std::move(x));
         }
       } else if (k == "prefixItems" && d >= Dialect::Draft202012) {
-        if (v.t != Json::T::Array) error("'prefixItems' must be an array", at, k);
+        if (v.type != Json::Type::Array) error("'prefixItems' must be an array", at, k);
         Keyword x = kw(Op::PrefixItems, k, &v);
         for (size_t i = 0; i < v.arr.size(); ++i)
           x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
@@ -290,16 +295,16 @@ void Compiler::compile_node(uint32_t n) {
         }
         kws.push_back(std::move(x));
       } else if (k == "uniqueItems") {
-        if (v.t == Json::T::Bool && v.b) kws.push_back(kw(Op::UniqueItems, k, &v));
+        if (v.type == Json::Type::Bool && v.boolean) kws.push_back(kw(Op::UniqueItems, k, &v));
       } else if (k == "required") {
-        if (v.t != Json::T::Array) {
-          if (d == Dialect::Draft4 || v.t != Json::T::Bool) error("'required' must be an array", at, k);
+        if (v.type != Json::Type::Array) {
+          if (d == Dialect::Draft4 || v.type != Json::Type::Bool) error("'required' must be an array", at, k);
           continue;
         }
         Keyword x = kw(Op::Required, k, &v);
         for (auto& r : v.arr) {
-          if (r.t != Json::T::String) error("'required' must list strings", at, k);
-          x.keys.push_back(key_id(r.s));
+          if (r.type != Json::Type::String) error("'required' must list strings", at, k);
+          x.keys.push_back(key_id(r.text));
         }
         if (!x.keys.empty()) kws.push_back(std::move(x));
       } else if (k == "properties" || k == "patternProperties" || k == "additionalProperties") {
@@ -307,7 +312,7 @@ void Compiler::compile_node(uint32_t n) {
         if (k == "additionalProperties") {
           props.additional = child(&v, at, {PathTok::of(k)});
         } else {
-          if (v.t != Json::T::Object) error("'" + std::string(k) + "' must be an object", at, k);
+          if (v.type != Json::Type::Object) error("'" + std::string(k) + "' must be an object", at, k);
           for (auto& [pk, pv] : v.obj) {
             uint32_t c = child(&pv, at, {PathTok::of(k), PathTok::of(pk)});
             if (k == "properties")
@@ -322,14 +327,14 @@ void Compiler::compile_node(uint32_t n) {
         kws.push_back(std::move(x));
       } else if (k == "dependencies" || k == "dependentRequired" || k == "dependentSchemas") {
         if (d < Dialect::Draft201909 && k != "dependencies") continue;
-        if (v.t != Json::T::Object) error("'" + std::string(k) + "' must be an object", at, k);
+        if (v.type != Json::Type::Object) error("'" + std::string(k) + "' must be an object", at, k);
         Keyword req = kw(Op::DependentRequired, k, &v), sch = kw(Op::DependentSchemas, k, &v);
         for (auto& [dk, dv] : v.obj) {
-          if (dv.t == Json::T::Array && k != "dependentSchemas") {
+          if (dv.type == Json::Type::Array && k != "dependentSchemas") {
             std::vector<uint32_t> deps;
             for (auto& s : dv.arr) {
-              if (s.t != Json::T::String) error("dependencies must list strings", at, k);
-              deps.push_back(key_id(s.s));
+              if (s.type != Json::Type::String) error("dependencies must list strings", at, k);
+              deps.push_back(key_id(s.text));
             }
             req.keys.push_back(key_id(dk));
             req.dep_keys.push_back(std::move(deps));
@@ -343,7 +348,8 @@ void Compiler::compile_node(uint32_t n) {
         if (!req.keys.empty()) kws.push_back(std::move(req));
         if (!sch.keys.empty()) kws.push_back(std::move(sch));
       } else if (k == "allOf" || k == "anyOf" || k == "oneOf") {
-        if (v.t != Json::T::Array || v.arr.empty()) error("'" + std::string(k) + "' must be a non-empty array", at, k);
+        if (v.type != Json::Type::Array || v.arr.empty())
+          error("'" + std::string(k) + "' must be a non-empty array", at, k);
         Keyword x = kw(k == "allOf" ? Op::AllOf : k == "anyOf" ? Op::AnyOf : Op::OneOf, k, &v);
         for (size_t i = 0; i < v.arr.size(); ++i)
           x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
@@ -357,8 +363,8 @@ void Compiler::compile_node(uint32_t n) {
         const Json* el = j->get("else");
         Keyword x = kw(Op::IfThenElse, k, &v);
         x.kids.push_back(child(&v, at, {PathTok::of(k)}));
-        if (th) x.then_ = child(th, at, {PathTok::of("then")});
-        if (el) x.else_ = child(el, at, {PathTok::of("else")});
+        if (th) x.then_node = child(th, at, {PathTok::of("then")});
+        if (el) x.else_node = child(el, at, {PathTok::of("else")});
         kws.push_back(std::move(x));
       } else if ((k == "unevaluatedItems" || k == "unevaluatedProperties") && d >= Dialect::Draft201909) {
         Keyword x = kw(k == "unevaluatedItems" ? Op::UnevaluatedItems : Op::UnevaluatedProperties, k, &v);

@@ -2,10 +2,17 @@
 // references), the `$ref` cycle check, and the fast-path flags and tables the evaluator reads.
 #include <algorithm>
 #include <array>
+#include <limits>
 
 #include "schema/compiler.hpp"
 
 namespace mcp_native::schema {
+namespace {
+
+// Keyword::by_kind holds branch indices as int16_t: longer anyOf/oneOf go without the shortcut.
+constexpr size_t kMaxBranchIndex = std::numeric_limits<int16_t>::max();
+
+}  // namespace
 
 // The root's resource is always the outermost dynamic scope, so a `$dynamicRef` to an anchor
 // that the root resource declares always lands there: resolve it now. When no dynamic reference
@@ -50,8 +57,8 @@ void Compiler::check_cycles() {
         case Op::DependentSchemas: edges[n].insert(edges[n].end(), k.kids.begin(), k.kids.end()); break;
         case Op::IfThenElse:
           edges[n].push_back(k.kids[0]);
-          if (k.then_ >= 0) edges[n].push_back((uint32_t)k.then_);
-          if (k.else_ >= 0) edges[n].push_back((uint32_t)k.else_);
+          if (k.then_node >= 0) edges[n].push_back((uint32_t)k.then_node);
+          if (k.else_node >= 0) edges[n].push_back((uint32_t)k.else_node);
           break;
         case Op::DynamicRef:
         case Op::RecursiveRef: {
@@ -110,8 +117,8 @@ void Compiler::skip_pure_refs() {
     for (auto& pr : k.props) fix(pr.second);
     for (auto& pt : k.patterns) fix(pt.second);
     fix64(k.additional);
-    fix64(k.then_);
-    fix64(k.else_);
+    fix64(k.then_node);
+    fix64(k.else_node);
   }
   nodes_[node_json_[0]] = target(nodes_.at(node_json_[0]));
 }
@@ -137,12 +144,12 @@ void Compiler::find_discriminators() {
       for (uint32_t i = c.first; c.boolean < 0 && i < c.first + c.count; ++i) {
         const Keyword& k = P.keywords[i];
         if ((k.op == Op::Const || k.op == Op::Enum) && k.consts.size() <= 16 &&
-            std::all_of(k.consts.begin(), k.consts.end(), [](const Json* x) { return x->t == Json::T::String; }))
+            std::all_of(k.consts.begin(), k.consts.end(), [](const Json* x) { return x->type == Json::Type::String; }))
           pin = &k;
       }
       if (!pin) continue;
       node.disc_key = (int32_t)key;
-      for (const Json* x : pin->consts) node.disc_values.push_back(x->s);
+      for (const Json* x : pin->consts) node.disc_values.push_back(x->text);
       node.disc_required = std::find(required.begin(), required.end(), key) != required.end();
       break;
     }
@@ -266,9 +273,9 @@ void Compiler::bound_leaf(Node& node) {
       b.min_length = std::max(b.min_length, k.count);
     } else if (k.op == Op::MaxLength) {
       b.max_length = std::min(b.max_length, k.count);
-    } else if ((k.op == Op::Minimum || k.op == Op::Maximum) && k.num.k == Num::I) {
+    } else if ((k.op == Op::Minimum || k.op == Op::Maximum) && k.num.kind == Num::Int) {
       const bool min = k.op == Op::Minimum;
-      int64_t x = k.num.i;
+      int64_t x = k.num.int64;
       if (k.exclusive) {
         if (x == (min ? INT64_MAX : INT64_MIN)) return;  // no int64 beyond it: left to check()
         x += min ? 1 : -1;
@@ -306,7 +313,7 @@ void Compiler::branches_by_kind() {
     return m;
   };
   for (auto& k : P.keywords) {
-    if ((k.op != Op::AnyOf && k.op != Op::OneOf) || k.kids.size() > 0x7fff) continue;
+    if ((k.op != Op::AnyOf && k.op != Op::OneOf) || k.kids.size() > kMaxBranchIndex) continue;
     std::array<int, 6> count{};
     std::array<int16_t, 6> only{};
     for (size_t i = 0; i < k.kids.size(); ++i) {

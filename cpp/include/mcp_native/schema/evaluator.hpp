@@ -391,7 +391,7 @@ class Evaluator {
       if (V::exact_int(v)) return true;
     }
     Num n = V::num(env_, v);
-    return strict_int ? n.k != Num::F : n.is_integer();
+    return strict_int ? n.kind != Num::Float : n.is_integer();
   }
 
   uint32_t dynamic_target(const Keyword& kw) {
@@ -467,7 +467,7 @@ class Evaluator {
         } else if (k == Kind::String) {  // a string only equals a string: compare the text alone
           std::string_view s = V::str(env_, v);
           for (const Json* c : kw.consts)
-            if (c->t == Json::T::String && same_text(c->s, s)) return true;
+            if (c->type == Json::Type::String && same_text(c->text, s)) return true;
         } else {
           for (const Json* c : kw.consts)
             if (json_equal<V, JsonView>(env_, v, {}, c, 0, P.limits.max_instance_depth)) return true;
@@ -729,11 +729,11 @@ class Evaluator {
         fail(kw, v);
         return false;
       case Op::IfThenElse: {
-        if (kw.then_ < 0 && kw.else_ < 0 && !an) return true;  // only its annotations matter
+        if (kw.then_node < 0 && kw.else_node < 0 && !an) return true;  // only its annotations matter
         if (branch(kw.kids[0], k, v, an)) {
-          return kw.then_ < 0 || inplace((uint32_t)kw.then_, v, an, {Seg::of("then")});
+          return kw.then_node < 0 || inplace((uint32_t)kw.then_node, v, an, {Seg::of("then")});
         }
-        return kw.else_ < 0 || inplace((uint32_t)kw.else_, v, an, {Seg::of("else")});
+        return kw.else_node < 0 || inplace((uint32_t)kw.else_node, v, an, {Seg::of("else")});
       }
       // Like python-jsonschema, schema paths continue through `$ref` without naming it.
       case Op::Ref: return inplace(kw.kids[0], v, an, {});

@@ -24,13 +24,13 @@ namespace mcp_native::schema {
 /// member order. Integers beyond 64 bits are kept as their decimal text (kind BigInt) plus a
 /// double approximation.
 struct Json {
-  enum class T : uint8_t { Null, Bool, Int, UInt, Float, BigInt, String, Array, Object };
-  T t = T::Null;
-  bool b = false;
-  int64_t i = 0;
-  uint64_t u = 0;
-  double d = 0;
-  std::string s;  ///< string value, or decimal text of a BigInt
+  enum class Type : uint8_t { Null, Bool, Int, UInt, Float, BigInt, String, Array, Object };
+  Type type = Type::Null;
+  bool boolean = false;
+  int64_t int64 = 0;    ///< an Int
+  uint64_t uint64 = 0;  ///< a UInt (beyond int64)
+  double number = 0;    ///< a Float
+  std::string text;     ///< a String, or the decimal text of a BigInt
   std::vector<Json> arr;
   std::vector<std::pair<std::string, Json>> obj;
 
@@ -122,26 +122,26 @@ struct Options {
 __extension__ typedef __int128 int128;
 __extension__ typedef unsigned __int128 uint128;
 
-/// A number of an instance or a schema: exact integers up to 128 bits (I, U, L), doubles (F),
-/// and larger integers (B) kept exactly as their decimal digits.
+/// A number of an instance or a schema: exact integers up to 128 bits (Int, UInt, Wide),
+/// doubles (Float), and larger integers (Big) kept exactly as their decimal digits.
 struct Num {
-  enum K : uint8_t { I, U, L, F, B } k = I;
-  bool neg = false;  ///< sign of a B
-  int64_t i = 0;
-  uint64_t u = 0;
-  int128 l = 0;
-  double d = 0;  ///< the value of an F; the nearest double of a B
-  /// Magnitude of a B, no leading zeros; a view into the text it was read from (the schema
+  enum Kind : uint8_t { Int, UInt, Wide, Float, Big } kind = Int;
+  bool neg = false;     ///< the sign of a Big
+  int64_t int64 = 0;    ///< an Int
+  uint64_t uint64 = 0;  ///< a UInt (beyond int64)
+  int128 wide = 0;      ///< a Wide (beyond 64 bits)
+  double number = 0;    ///< the value of a Float; the nearest double of a Big
+  /// Magnitude of a Big, no leading zeros; a view into the text it was read from (the schema
   /// document, or storage the instance view keeps for the call).
   std::string_view digits;
-  bool is_integer() const { return k != F || (std::isfinite(d) && std::floor(d) == d); }
-  /// The value as the nearest double (exact for I and U up to 2^53, and for F).
+  bool is_integer() const { return kind != Float || (std::isfinite(number) && std::floor(number) == number); }
+  /// The value as the nearest double (exact for Int and UInt up to 2^53, and for Float).
   double approx() const {
-    switch (k) {
-      case I: return (double)i;
-      case U: return (double)u;
-      case L: return (double)l;
-      default: return d;
+    switch (kind) {
+      case Int: return (double)int64;
+      case UInt: return (double)uint64;
+      case Wide: return (double)wide;
+      default: return number;
     }
   }
 };
@@ -154,7 +154,7 @@ Num num_of_decimal(std::string_view text);
 int compare_wide(const Num& a, const Num& b);
 /// -1, 0 or 1, exact for every pair of Nums.
 inline int compare(const Num& a, const Num& b) {
-  if (a.k == Num::I && b.k == Num::I) return (a.i > b.i) - (a.i < b.i);
+  if (a.kind == Num::Int && b.kind == Num::Int) return (a.int64 > b.int64) - (a.int64 < b.int64);
   return compare_wide(a, b);
 }
 /// `x` is an integer multiple of `m` (exact for integers; decimal semantics for doubles, so
@@ -232,13 +232,13 @@ struct Keyword {
   std::vector<std::pair<uint32_t, uint32_t>> patterns;  ///< (regex, subschema)
   /// Props: props[i] is also `required` (checked here): its ordinal among those, from 1 (else 0).
   std::vector<uint32_t> prop_required;
-  uint32_t n_required = 0;               ///< Props: how many are
-  const Json* required_value = nullptr;  ///< Props: the `required` value (for messages)
-  int64_t additional = -1;               ///< additionalProperties subschema
-  int64_t then_ = -1, else_ = -1;        ///< IfThenElse (kids[0] is `if`)
-  std::string anchor;                    ///< DynamicRef anchor name
-  bool dynamic = false;                  ///< DynamicRef/RecursiveRef: resolve through the dynamic scope
-  int32_t disc_key = -1;                 ///< AnyOf/OneOf: the discriminator property most branches pin
+  uint32_t n_required = 0;                 ///< Props: how many are
+  const Json* required_value = nullptr;    ///< Props: the `required` value (for messages)
+  int64_t additional = -1;                 ///< additionalProperties subschema
+  int64_t then_node = -1, else_node = -1;  ///< IfThenElse (kids[0] is `if`)
+  std::string anchor;                      ///< DynamicRef anchor name
+  bool dynamic = false;                    ///< DynamicRef/RecursiveRef: resolve through the dynamic scope
+  int32_t disc_key = -1;                   ///< AnyOf/OneOf: the discriminator property most branches pin
   /// AnyOf/OneOf with disc_key: (pinned value, branch index) sorted by shorter_or_less then
   /// index, and the branches that do not pin it (always candidates).
   std::vector<std::pair<std::string_view, uint32_t>> disc_table;

@@ -34,16 +34,16 @@ struct DomView {
     Num n;
     switch (v.type()) {
       case simdjson::dom::element_type::INT64:
-        n.k = Num::I;
-        n.i = v.get_int64().value_unsafe();
+        n.kind = Num::Int;
+        n.int64 = v.get_int64().value_unsafe();
         break;
       case simdjson::dom::element_type::UINT64:
-        n.k = Num::U;
-        n.u = v.get_uint64().value_unsafe();
+        n.kind = Num::UInt;
+        n.uint64 = v.get_uint64().value_unsafe();
         break;
       default:
-        n.k = Num::F;
-        n.d = v.get_double().value_unsafe();
+        n.kind = Num::Float;
+        n.number = v.get_double().value_unsafe();
         break;
     }
     return n;
@@ -117,16 +117,16 @@ struct TapeView {
     Num n;
     switch (type(v)) {
       case 'l':
-        n.k = Num::I;
-        std::memcpy(&n.i, v.w + 1, 8);
+        n.kind = Num::Int;
+        std::memcpy(&n.int64, v.w + 1, 8);
         break;
       case 'u':
-        n.k = Num::U;
-        std::memcpy(&n.u, v.w + 1, 8);
+        n.kind = Num::UInt;
+        std::memcpy(&n.uint64, v.w + 1, 8);
         break;
       default:
-        n.k = Num::F;
-        std::memcpy(&n.d, v.w + 1, 8);
+        n.kind = Num::Float;
+        std::memcpy(&n.number, v.w + 1, 8);
         break;
     }
     return n;

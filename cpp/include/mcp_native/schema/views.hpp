@@ -31,19 +31,19 @@ struct JsonView {
   static constexpr bool kFastLookup = false;
   static constexpr bool kUtf8Strings = true;
   static Kind kind(const Env&, Value v) {
-    switch (v->t) {
-      case Json::T::Null: return Kind::Null;
-      case Json::T::Bool: return Kind::Bool;
-      case Json::T::String: return Kind::String;
-      case Json::T::Array: return Kind::Array;
-      case Json::T::Object: return Kind::Object;
+    switch (v->type) {
+      case Json::Type::Null: return Kind::Null;
+      case Json::Type::Bool: return Kind::Bool;
+      case Json::Type::String: return Kind::String;
+      case Json::Type::Array: return Kind::Array;
+      case Json::Type::Object: return Kind::Object;
       default: return Kind::Number;
     }
   }
-  static bool boolean(Value v) { return v->b; }
+  static bool boolean(Value v) { return v->boolean; }
   static Num num(const Env&, Value v) { return num_of(*v); }
-  static std::string_view str(const Env&, Value v) { return v->s; }
-  static size_t str_len(Value v) { return utf8::length(v->s); }
+  static std::string_view str(const Env&, Value v) { return v->text; }
+  static size_t str_len(Value v) { return utf8::length(v->text); }
   static size_t arr_size(Value v) { return v->arr.size(); }
   static size_t obj_size(Value v) { return v->obj.size(); }
   template <class F>
