@@ -330,7 +330,7 @@ import sys
 from mcp_native import adapters
 report = adapters.install()
 assert "mcp" not in sys.modules and "fastmcp" not in sys.modules, sorted(m for m in sys.modules if "mcp" in m)
-assert report.patched == [] and len(report.waiting) == 16
+assert report.patched == [] and len(report.waiting) == 17
 import mcp.server.stdio, mcp.client.session
 from mcp_native.adapters import stdio, mcp_client
 assert mcp.server.stdio.stdio_server is stdio.stdio_server and mcp.stdio_server is stdio.stdio_server
@@ -408,6 +408,48 @@ def test_streamable_http_answers_a_malformed_envelope_with_invalid_request() -> 
             assert r.status_code == 400
             codes[adapted] = r.json()["error"]["code"]
     assert codes == {False: -32602, True: -32600}
+
+
+@pytest.mark.parametrize("app", ["mcpserver", "fastmcp"])
+def test_pipelined_calls_on_a_full_pipe_are_each_answered_once_in_whole_lines(app: str) -> None:
+    # Requests sent at once, large results and malformed lines among them, and a client that
+    # starts reading only once the server has filled the pipe: a line the pipe does not take at
+    # once is finished by the transport while its sender goes on, and later lines wait for it.
+    calls = {}
+    lines = [json.dumps(INIT).encode(), b'{"jsonrpc":"2.0","method":"notifications/initialized"}']
+    for i in range(1, 61):
+        tool, args = ("list_records", {"count": 2000}) if i % 3 == 0 else ("get_weather", {"city": f"c{i}"})
+        calls[i] = tool
+        call = {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": tool, "arguments": args}}
+        lines.append(json.dumps(call).encode())
+        if i % 10 == 0:
+            lines.append(b"{not json")
+    proc = subprocess.Popen(
+        server_command(app, True),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b"".join(line + b"\n" for line in lines))
+    proc.stdin.flush()
+    time.sleep(3)  # the server answers into a pipe nobody reads yet
+    answers = []
+    for line in proc.stdout:
+        answers.append(json.loads(line))
+        if len(answers) == 1 + len(calls) + 6:
+            break
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    by_id: dict[Any, list[dict[str, Any]]] = {}
+    for a in answers:
+        by_id.setdefault(a.get("id"), []).append(a)
+    assert len(by_id.pop(None)) == 6 and len(by_id.pop(0)) == 1
+    assert sorted(by_id) == sorted(calls) and all(len(v) == 1 for v in by_id.values())
+    for i, (answer,) in by_id.items():
+        content = answer["result"]["structuredContent"]
+        assert len(content["records"]) == 2000 if calls[i] == "list_records" else content["city"] == f"c{i}"
 
 
 def test_files_and_a_shared_stderr_take_the_threaded_path(tmp_path: Path) -> None:

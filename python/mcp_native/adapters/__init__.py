@@ -133,6 +133,21 @@ def _plan(
                 ]
     if transport:
 
+        def replay_applied(original: Any) -> None:
+            from . import server_runner
+
+            server_runner.stock_replay = original
+
+        patches.append(
+            Patch(
+                "mcp.server.runner",
+                "_replay_from_opening_request",
+                "mcp_native.adapters.server_runner:replay_from_opening_request",
+                "server runner: messages read by the serving loop itself, without a relay task",
+                on_apply=replay_applied,
+            )
+        )
+
         def http_applied(name: str) -> Callable[[Any], None]:
             def keep(original: Any) -> None:
                 from . import http

@@ -10,7 +10,15 @@ the SDK's own helpers) and yields the same pair of streams of ``SessionMessage``
   and dropped; invalid UTF-8 is a parse error, not U+FFFD; a lone CR does not end a line;
 - responses are written as finished lines by :func:`mcp_native.jsonrpc.encode_response`;
 - on pipes and sockets, reads and writes happen in the event loop (non-blocking writes) instead
-  of a worker thread per line; other files (a regular file, a terminal) keep a worker thread.
+  of a worker thread per line; other files (a regular file, a terminal) keep a worker thread;
+- when stdout is a pipe or socket, no task relays the messages: the serving loop decodes stdin
+  itself when it asks for the next message, and each response is written by the task that
+  sends it (two memory-stream hops and their task wakeups fewer per request, and on asyncio
+  no registration of stdin with the event loop per message). What the session sees is the
+  same: a yield to the loop at each receive and send, messages and responses in the same
+  order, a send that returns once its line is handed over (a line the pipe does not take at
+  once is finished by a task of the transport, as the writer task would), the transport
+  failing when a write fails.
 
 Explicit ``stdin``/``stdout`` streams (text files the caller opened), and standard streams that
 are not the process's fd 0 and 1 (replaced by a test harness), go to the stock transport.
@@ -18,10 +26,13 @@ are not the process's fd 0 and 1 (replaced by a test harness), go to the stock t
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import fcntl
 import os
 import stat
 import sys
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -64,7 +75,7 @@ def _shared_with_stderr(fd: int) -> bool:
 
 
 class _Writer:
-    """Writes whole lines to fd, in order, from any task."""
+    """Writes whole lines to fd, in order, from any task (the writer task of the relayed path)."""
 
     def __init__(self, fd: int, nonblocking: bool) -> None:
         self.fd = fd
@@ -86,6 +97,103 @@ class _Writer:
                 view = view[n:]
 
 
+class _PipeWriter:
+    """Writes whole lines to a non-blocking pipe or socket, in order, from any task, with what
+    the stock transport's writer task gives its senders: a line is written at once as far as
+    the pipe takes it and the rest is left to :meth:`run` (a task of the transport), so that
+    the sender goes on as soon as its line is handed over; a sender that comes while a line is
+    still being written waits for its turn, as it would for a busy writer task. A line whose
+    first byte is written is written whole."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._busy = False  # a line is being written; later ones wait in _turns
+        self._turns: deque[anyio.Event] = deque()
+        self._tail: memoryview | None = None  # the rest of a line the pipe did not take at once
+        self._wake = anyio.Event()
+        self._closed = False
+        self._running = True
+        self.error: BaseException | None = None
+
+    async def write(self, data: bytes) -> None:
+        if self._busy:
+            turn = anyio.Event()
+            self._turns.append(turn)
+            try:
+                await turn.wait()
+            except BaseException:
+                if turn.is_set():
+                    self._next()  # the turn came with the cancellation: pass it on
+                else:
+                    self._turns.remove(turn)
+                raise
+        else:
+            self._busy = True
+        try:
+            n = os.write(self.fd, data)
+        except BlockingIOError:
+            n = 0
+        except BaseException:
+            self._next()
+            raise
+        if n == len(data):
+            self._next()
+        elif self._running:
+            self._tail = memoryview(data)[n:]
+            self._wake.set()
+        else:  # the transport is gone (a line written while it closes): finish it here
+            try:
+                with anyio.CancelScope(shield=n > 0):
+                    await self._write_all(memoryview(data)[n:])
+            finally:
+                self._next()
+
+    def _next(self) -> None:
+        if self._turns:
+            self._turns.popleft().set()
+        else:
+            self._busy = False
+
+    async def _write_all(self, view: memoryview) -> None:
+        while view:
+            try:
+                n = os.write(self.fd, view)
+            except BlockingIOError:
+                await anyio.wait_writable(self.fd)
+                continue
+            view = view[n:]
+
+    def fail(self, error: BaseException) -> None:
+        """Fails the transport (from a sender): :meth:`run` raises ``error``."""
+        if self.error is None:
+            self.error = error
+        self._wake.set()
+
+    def close(self) -> None:
+        """No more lines will be sent: :meth:`run` returns once the last one is written."""
+        self._closed = True
+        self._wake.set()
+
+    async def run(self) -> None:
+        """The transport's task: writes the rest of each line the pipe did not take at once;
+        raises the error a sender met; returns once closed and done."""
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake = anyio.Event()
+                if self._tail is not None:
+                    view, self._tail = self._tail, None
+                    await self._write_all(view)
+                    self._next()
+                    continue
+                if self.error is not None:
+                    raise self.error
+                if self._closed:
+                    return
+        finally:
+            self._running = False
+
+
 async def _read(fd: int, pollable: bool) -> bytes:
     if not pollable:
         return await anyio.to_thread.run_sync(os.read, fd, _READ_SIZE)
@@ -95,6 +203,187 @@ async def _read(fd: int, pollable: bool) -> bytes:
             return os.read(fd, _READ_SIZE)
         except BlockingIOError:  # readiness was spurious (a pipe another process made non-blocking)
             continue
+
+
+class _WriteStream:
+    """The stream the session sends its messages to: each one is encoded and written by the
+    sending task itself (:class:`_PipeWriter`), instead of being handed to a writer task through
+    a memory stream. What the sender sees is the same: a checkpoint first (where a cancelled
+    sender stops, nothing written), then ``send`` returns once its line is handed over;
+    ``ClosedResourceError`` after ``aclose``. A failed write (the client went away) or a message
+    that cannot be encoded fails the transport, as a failing writer task would, and later sends
+    raise ``BrokenResourceError``."""
+
+    __slots__ = ("_closed", "_writer")
+
+    def __init__(self, writer: _PipeWriter) -> None:
+        self._writer = writer
+        self._closed = False
+
+    async def send(self, item: SessionMessage) -> None:
+        await anyio.lowlevel.checkpoint()
+        if self._closed:
+            raise anyio.ClosedResourceError
+        if self._writer.error is not None:
+            raise anyio.BrokenResourceError
+        try:
+            await self._writer.write(encode(item.message))
+        except Exception as e:
+            self._writer.fail(e)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._writer.close()
+
+    async def aclose(self) -> None:
+        self.close()
+
+    async def __aenter__(self) -> _WriteStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class _ReadStream:
+    """The stream the session receives messages from: ``receive`` decodes the pipe itself when no
+    decoded message is left, instead of a reader task handing each message over through a memory
+    stream. Each receive yields to the event loop once, as a memory stream's does: at a
+    checkpoint when a message is already decoded, else while it waits for input. ``last_context``
+    is a copy of the context the transport was entered in, per message (what a reader task
+    started there would have captured).
+
+    On asyncio, a pollable stdin stays registered with the event loop while the session reads
+    (one registration, instead of one per message), and the loop's callback reads and decodes
+    what arrives; it stops reading while a chunk waits undelivered, so no more than one chunk
+    is read ahead of the session, as with a reader task."""
+
+    __slots__ = (
+        "_closed",
+        "_context",
+        "_decoder",
+        "_eof",
+        "_error",
+        "_fd",
+        "_loop",
+        "_loop_reader",
+        "_pending",
+        "_pollable",
+        "_registered",
+        "_waiter",
+        "_writer",
+        "last_context",
+    )
+    yields_on_receive = True  # for adapters.server_runner
+
+    def __init__(self, fd: int, pollable: bool, writer: _PipeWriter) -> None:
+        self._fd = fd
+        self._pollable = pollable
+        self._writer = writer
+        self._decoder = jsonrpc.Decoder(protocol_version=_ERROR_ID_RULE)
+        self._pending: deque[jsonrpc.Message] = deque()
+        self._eof = False
+        self._error: OSError | None = None
+        self._closed = False
+        self._context = contextvars.copy_context()
+        self.last_context: contextvars.Context | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop stdin is registered with
+        self._loop_reader = pollable  # False once the loop turns out to have no readers
+        self._registered = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    async def receive(self) -> SessionMessage | Exception:
+        if self._pending or self._closed or self._eof:
+            await anyio.lowlevel.checkpoint()
+        while True:
+            if self._closed:
+                raise anyio.ClosedResourceError
+            if self._pending:
+                item = self._pending.popleft()
+                self.last_context = self._context.copy()
+                if type(item) is jsonrpc.Invalid:
+                    await self._writer.write(item.response)
+                    # As the stock transport does, the session sees the failure too.
+                    return ValueError(f"{item.message}: {item.error.get('data')}")
+                return SessionMessage(sdk_message(item))
+            if self._error is not None:
+                error, self._error = self._error, None
+                raise error
+            if self._eof:
+                raise anyio.EndOfStream
+            if self._loop_reader and self._register():
+                waiter = self._waiter = self._loop.create_future()  # type: ignore[union-attr]
+                try:
+                    await waiter
+                finally:
+                    self._waiter = None
+                continue
+            self._feed(await _read(self._fd, self._pollable))
+
+    def _feed(self, chunk: bytes) -> None:
+        if chunk:
+            self._pending.extend(self._decoder.feed(chunk))
+        else:
+            self._eof = True
+            self._pending.extend(self._decoder.close())
+
+    def _register(self) -> bool:
+        """Registers stdin with the running asyncio loop (if not already); False elsewhere."""
+        if self._registered:
+            return True
+        try:
+            loop = asyncio.get_running_loop()
+            loop.add_reader(self._fd, self._on_readable)
+        except (RuntimeError, NotImplementedError):  # not asyncio, or a loop without readers
+            self._loop_reader = False
+            return False
+        self._loop = loop
+        self._registered = True
+        return True
+
+    def unregister(self) -> None:
+        if self._registered:
+            self._registered = False
+            assert self._loop is not None
+            self._loop.remove_reader(self._fd)
+
+    def _on_readable(self) -> None:
+        try:
+            chunk = os.read(self._fd, _READ_SIZE)
+        except BlockingIOError:  # readiness was spurious (a pipe another process made non-blocking)
+            return
+        except OSError as e:
+            self._error = e
+            self.unregister()
+        else:
+            self._feed(chunk)
+            if self._eof or self._waiter is None:
+                self.unregister()  # the end, or a chunk read ahead: read on when it is delivered
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def close(self) -> None:
+        self._closed = True
+        self.unregister()
+
+    async def aclose(self) -> None:
+        self.close()
+
+    def __aiter__(self) -> _ReadStream:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _ReadStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 @asynccontextmanager
@@ -124,10 +413,21 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
         if write_pollable:
             restore_flags = (out_fd, fcntl.fcntl(out_fd, fcntl.F_GETFL))
             fcntl.fcntl(out_fd, fcntl.F_SETFL, restore_flags[1] | os.O_NONBLOCK)
+        if write_pollable:
+            pipe_writer = _PipeWriter(out_fd)
+            read_stream = _ReadStream(in_fd, read_pollable, pipe_writer)
+            try:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(pipe_writer.run)
+                    yield read_stream, _WriteStream(pipe_writer)
+            finally:
+                read_stream.unregister()
+            return
+
         writer = _Writer(out_fd, write_pollable)
 
-        read_stream_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
-        write_stream, write_stream_reader = create_context_streams[SessionMessage](0)
+        read_stream_writer, context_read_stream = create_context_streams[SessionMessage | Exception](0)
+        context_write_stream, write_stream_reader = create_context_streams[SessionMessage](0)
 
         async def stdin_reader() -> None:
             decoder = jsonrpc.Decoder(protocol_version=_ERROR_ID_RULE)
@@ -158,7 +458,7 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
         async with anyio.create_task_group() as tg:
             tg.start_soon(stdin_reader)
             tg.start_soon(stdout_writer)
-            yield read_stream, write_stream
+            yield context_read_stream, context_write_stream
     finally:
         if restore_flags is not None:
             fcntl.fcntl(restore_flags[0], fcntl.F_SETFL, restore_flags[1])
