@@ -111,10 +111,7 @@ def _result_definitions(version: ProtocolVersion) -> tuple[str, dict[str, Any]]:
         "type": "object",
         "required": ["type"],
         "properties": {"type": {"enum": list(by_type)}},
-        "allOf": [
-            {"if": {"required": ["type"], "properties": {"type": {"const": k}}}, "then": ref}
-            for k, ref in by_type.items()
-        ],
+        "allOf": [{"if": {"properties": {"type": {"const": k}}}, "then": ref} for k, ref in by_type.items()],
     }
     return f"urn:mcp-native:schema:{version}#{prefix[1:]}", doc
 

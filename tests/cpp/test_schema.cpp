@@ -261,6 +261,16 @@ TEST(Schema, Unevaluated) {
   const char* s = R"({"allOf":[{"properties":{"a":true}}],"unevaluatedProperties":false})";
   EXPECT_TRUE(valid(s, R"({"a":1})"));
   EXPECT_FALSE(valid(s, R"({"a":1,"b":1})"));
+  // `additionalProperties: true` marks members evaluated: kept where unevaluatedProperties reads
+  // that, dropped (checking nothing) elsewhere.
+  const char* t = R"({"allOf":[{"properties":{"a":{"type":"integer"}},"additionalProperties":{}}],
+                      "unevaluatedProperties":false})";
+  EXPECT_TRUE(valid(t, R"({"a":1,"b":"x"})"));
+  EXPECT_FALSE(valid(t, R"({"a":"1","b":"x"})"));
+  auto prog = compile(parse_json(R"({"properties":{"a":{"type":"integer"}},"additionalProperties":true})"), {});
+  for (const Keyword& k : prog->keywords) EXPECT_TRUE(k.op != Op::Props || k.additional < 0);
+  EXPECT_TRUE(valid(R"({"properties":{"a":{"type":"integer"}},"additionalProperties":true})", R"({"b":[],"a":2})"));
+  EXPECT_FALSE(valid(R"({"properties":{"a":{"type":"integer"}},"additionalProperties":true})", R"({"b":[],"a":[]})"));
 }
 
 TEST(Schema, Errors) {

@@ -36,6 +36,7 @@ uint32_t Compiler::compile_root(const Json* root) {
   if (!P.dynamic) skip_pure_refs();
   find_discriminators();
   shortcut_optional_values();
+  drop_true_additional();
   mark_fast_paths();
   branches_by_kind();
   return nodes_.at(root);

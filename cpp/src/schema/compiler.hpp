@@ -96,6 +96,7 @@ class Compiler {
   void skip_pure_refs();
   void find_discriminators();
   void shortcut_optional_values();
+  void drop_true_additional();
   void mark_fast_paths();
   void bound_leaf(Node& node);
   void branches_by_kind();

@@ -206,6 +206,17 @@ void Compiler::shortcut_optional_values() {
   }
 }
 
+// `additionalProperties: true` (or `{}`) checks nothing; it only marks the members it applies
+// to as evaluated, which matters to unevaluatedProperties alone. Without that keyword anywhere in
+// the program it is dropped, so that no member is visited for it. (pydantic writes it for every
+// dict[str, Any]; the MCP schemas for every `_meta` and pre-2026 `structuredContent`.)
+void Compiler::drop_true_additional() {
+  for (const Node& node : P.nodes)
+    if (node.tracks) return;
+  for (Keyword& k : P.keywords)
+    if (k.op == Op::Props && k.additional >= 0 && P.nodes[k.additional].boolean == 1) k.additional = -1;
+}
+
 // The flags of Node that the evaluator's fast paths read (see Node), from the compiled keywords.
 void Compiler::mark_fast_paths() {
   for (auto& node : P.nodes) {
