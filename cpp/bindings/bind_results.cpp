@@ -85,7 +85,7 @@ class CheckedDumper : Dumper {
     if (t == &PyUnicode_Type)
       return ScalarVerdict::string(c, static_cast<uint64_t>(PyUnicode_GET_LENGTH(o))) && text(o, comma ? ',' : 0, 0);
     std::int64_t i;
-    if (t == &PyLong_Type && compact_int(o, &i)) return ScalarVerdict::integer(c, i) && small_integer(i, comma);
+    if (t == &PyLong_Type && compact_int(o, i)) return ScalarVerdict::integer(c, i) && small_integer(i, comma);
     if (t == &PyFloat_Type && (c.only_types & schema::kNumber)) return real(o, comma);  // (fails on nan, inf)
     if (o == Py_None) return ScalarVerdict::constant(c, schema::kNull) && constant(o, comma);
     if (t == &PyBool_Type) return ScalarVerdict::constant(c, schema::kBool) && constant(o, comma);

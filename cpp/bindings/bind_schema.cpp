@@ -8,6 +8,7 @@
 #include "mcp_native/json/syntax.hpp"
 #include "mcp_native/schema/text_views.hpp"
 #include "py_instance.hpp"
+#include "py_int.hpp"
 #include "py_json.hpp"
 
 namespace py = pybind11;
@@ -59,7 +60,12 @@ auto guarded(F&& f) -> decltype(f()) {
 // Python value (schema document) -> Json. `path` locates o in the document, for errors.
 class ToJson {
  public:
-  explicit ToJson(uint64_t max_depth) : max_depth_(max_depth) {}
+  // A subschema level is two JSON levels (a keyword's map or array, then the subschema), and
+  // keyword values such as `enum` arrays add a few more.
+  static constexpr uint64_t kJsonLevelsPerSchemaLevel = 2, kValueLevels = 8;
+
+  explicit ToJson(uint32_t max_schema_depth)
+      : max_schema_depth_(max_schema_depth), max_depth_(kJsonLevelsPerSchemaLevel * max_schema_depth + kValueLevels) {}
 
   Json operator()(PyObject* o) {
     path_.clear();
@@ -67,6 +73,7 @@ class ToJson {
   }
 
  private:
+  uint32_t max_schema_depth_;
   uint64_t max_depth_;
   std::vector<PathTok> path_;
 
@@ -84,25 +91,17 @@ class ToJson {
 
   Json convert(PyObject* o) {
     if (path_.size() > max_depth_)
-      throw SchemaError("schema nesting exceeds max_schema_depth=" + std::to_string((max_depth_ - 8) / 2), {});
+      throw SchemaError("schema nesting exceeds max_schema_depth=" + std::to_string(max_schema_depth_), {});
     Json j;
     if (o == Py_None) return j;
     if (PyBool_Check(o)) {
       j.type = Json::Type::Bool;
       j.boolean = o == Py_True;
     } else if (PyLong_Check(o)) {
-      int overflow = 0;
-      long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-      if (!overflow) {
-        j.type = Json::Type::Int;
-        j.int64 = v;
-      } else {
-        unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(o) : 0;
-        if (overflow > 0 && !PyErr_Occurred()) {
-          j.type = Json::Type::UInt;
-          j.uint64 = u;
-        } else {
-          PyErr_Clear();
+      switch (int_range(o, j.int64, j.uint64)) {
+        case IntRange::kInt64: j.type = Json::Type::Int; break;
+        case IntRange::kUInt64: j.type = Json::Type::UInt; break;
+        case IntRange::kBeyond: {
           j.type = Json::Type::BigInt;
           PyObject* text = PyObject_Str(o);
           if (!text) {  // beyond sys.get_int_max_str_digits()
@@ -236,10 +235,7 @@ class SchemaValidator {
         if (!name || !dialect_from_name({name, (size_t)n}, o.default_dialect))
           throw SchemaError("unsupported dialect " + py::repr(*dialect).cast<std::string>(), {});
       }
-      // A subschema level is two JSON levels (a keyword's map or array, then the subschema),
-      // and keyword values such as `enum` arrays add a few more.
-      constexpr uint64_t kJsonLevelsPerSchemaLevel = 2, kValueLevels = 8;
-      ToJson to_json(kJsonLevelsPerSchemaLevel * o.limits.max_schema_depth + kValueLevels);
+      ToJson to_json(o.limits.max_schema_depth);
       if (registry) {
         for (auto [k, v] : *registry) {
           Py_ssize_t n;

@@ -13,6 +13,7 @@
 #endif
 
 #include "py_dict.hpp"
+#include "py_int.hpp"
 #include "py_json.hpp"
 
 namespace mcp_native::bindings {
@@ -119,24 +120,9 @@ class Dumper {
   }
 
   // Decimal text of an int, as int.__repr__ gives it (subclasses such as IntEnum included).
-  // Ints of at most one 30-bit digit (most of them) are read directly: true with *v set.
-  static bool compact_int(PyObject* o, std::int64_t* v) {
-#if PY_VERSION_HEX < 0x030C0000
-    const Py_ssize_t size = Py_SIZE(o);
-    if (size < -1 || size > 1) return false;
-    const auto digit = static_cast<std::int64_t>(reinterpret_cast<PyLongObject*>(o)->ob_digit[0]);
-    *v = size < 0 ? -digit : size * digit;
-    return true;
-#else
-    if (!PyUnstable_Long_IsCompact(reinterpret_cast<PyLongObject*>(o))) return false;
-    *v = PyUnstable_Long_CompactValue(reinterpret_cast<PyLongObject*>(o));
-    return true;
-#endif
-  }
-
   bool integer(PyObject* o) {
     std::int64_t small;
-    if (compact_int(o, &small)) {
+    if (compact_int(o, small)) {
       w_.write_int(small);
       return true;
     }
@@ -194,7 +180,7 @@ class Dumper {
     }
     if (t == &PyUnicode_Type) return text(o, comma ? ',' : 0, 0);
     std::int64_t small;
-    if (t == &PyLong_Type && compact_int(o, &small)) return small_integer(small, comma);
+    if (t == &PyLong_Type && compact_int(o, small)) return small_integer(small, comma);
     if (o == Py_None || o == Py_True || o == Py_False) return constant(o, comma);
     if (comma) w_.put(',');
     return borrowed(o);

@@ -10,6 +10,7 @@
 
 #include "mcp_native/schema/evaluator.hpp"
 #include "py_dict.hpp"
+#include "py_int.hpp"
 
 namespace mcp_native::bindings {
 
@@ -61,43 +62,22 @@ struct PyView {
   static bool exact_int(PyObject* o) { return Py_TYPE(o) == &PyLong_Type; }
   static Num num(const Env& e, PyObject* o) {
     Num n;
-    if (small_int(o, n.int64)) return n;  // k is I already
+    if (small_int(o, n.int64)) return n;  // (kind is Int already)
     if (PyFloat_Check(o)) {
       n.kind = Num::Float;
       n.number = PyFloat_AS_DOUBLE(o);
       return n;
     }
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (!overflow) {
-      n.kind = Num::Int;
-      n.int64 = v;
-      return n;
-    }
-    if (overflow > 0) {
-      unsigned long long u = PyLong_AsUnsignedLongLong(o);
-      if (!PyErr_Occurred()) {
-        n.kind = Num::UInt;
-        n.uint64 = u;
-        return n;
-      }
-      PyErr_Clear();
+    switch (int_range(o, n.int64, n.uint64)) {
+      case IntRange::kInt64: return n;  // (kind is Int already)
+      case IntRange::kUInt64: n.kind = Num::UInt; return n;
+      case IntRange::kBeyond: break;
     }
     return exact_int(e, o);
   }
   // An int of at most one internal digit, read in place (the common case; a call otherwise).
   [[gnu::always_inline]] static bool small_int(PyObject* o, int64_t& out) {
-    if (Py_TYPE(o) != &PyLong_Type) return false;
-#if PY_VERSION_HEX >= 0x030C0000
-    if (!PyUnstable_Long_IsCompact((PyLongObject*)o)) return false;
-    out = PyUnstable_Long_CompactValue((PyLongObject*)o);
-    return true;
-#else
-    Py_ssize_t size = Py_SIZE(o);
-    if (size < -1 || size > 1) return false;
-    out = size * (int64_t)((PyLongObject*)o)->ob_digit[0];
-    return true;
-#endif
+    return Py_TYPE(o) == &PyLong_Type && compact_int(o, out);
   }
   // Integers beyond 64 bits, exactly, from their decimal text (rare).
   static Num exact_int(const Env& e, PyObject* o) {
