@@ -250,18 +250,12 @@ class Dumper {
 #if defined(__SSE2__) && MCP_NATIVE_PAGE_READS
     // A 16-byte load that stays within the page of the text cannot fault, even past its end.
     if (n - 1 >= 31 || !in_page(s + (n > 16 ? 16 : 0), 16)) return false;
-    auto bad = [](__m128i v) {
-      const __m128i b =
-          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                       _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));  // bytes < 0x20
-      return static_cast<unsigned>(_mm_movemask_epi8(b));
-    };
     const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
     __m128i hi = _mm_setzero_si128();
-    unsigned mask = bad(lo);
+    unsigned mask = escape_mask(lo);
     if (n > 16) {
       hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
-      mask |= bad(hi) << 16;
+      mask |= escape_mask(hi) << 16;
     }
     if ((mask & ((1u << n) - 1)) != 0) return false;
     char* p = w_.extend(36);

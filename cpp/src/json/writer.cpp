@@ -243,10 +243,7 @@ void JsonWriter::write_escaped(std::string_view utf8) {
         v = _mm_load_si128(reinterpret_cast<const __m128i*>(tail));
       }
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
-      const __m128i bad =
-          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                       _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));  // bytes < 0x20
-      unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(bad));
+      unsigned mask = escape_mask(v);
       if (left < 16) mask &= (1u << left) - 1;  // bytes past the chunk are not ours yet
       if (mask == 0) {
         const std::size_t step = left < 16 ? left : 16;

@@ -39,6 +39,16 @@ std::size_t escaped_size(std::string_view utf8) noexcept;
 /// schema engine's values), where speed does not matter.
 void append_json_string(std::string& out, std::string_view utf8);
 
+#if defined(__SSE2__)
+/// The bytes of `v` that a JSON string escapes (`"`, `\`, controls below 0x20), a bit each.
+[[gnu::always_inline]] inline unsigned escape_mask(__m128i v) {
+  const __m128i bad =
+      _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                   _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));
+  return static_cast<unsigned>(_mm_movemask_epi8(bad));
+}
+#endif
+
 /// Memory that a JsonWriter writes into when it does not own its buffer: lets the caller choose
 /// where the text ends up (a language binding hands out its final string object, and so spares
 /// copying the text into it).
@@ -135,10 +145,7 @@ class JsonWriter {
 #pragma GCC diagnostic ignored "-Warray-bounds"  // GCC sees the load pass a literal's end
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(utf8.data()));
 #pragma GCC diagnostic pop
-      const __m128i bad =
-          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                       _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));
-      if ((static_cast<unsigned>(_mm_movemask_epi8(bad)) & ((1u << n) - 1)) == 0) {
+      if ((escape_mask(v) & ((1u << n) - 1)) == 0) {
         reserve(18);
         char* p = buf_ + len_;
         p[0] = '"';
