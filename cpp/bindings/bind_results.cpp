@@ -7,6 +7,7 @@
 #include "mcp_native/mcp/protocol.hpp"
 #include "mcp_native/mcp/text_mirror.hpp"
 #include "mcp_native/schema/walk.hpp"
+#include "py_args.hpp"
 #include "py_dumper.hpp"
 #include "py_instance.hpp"
 #include "py_json.hpp"
@@ -276,24 +277,12 @@ void writer_dealloc(PyObject* self) {
 
 // encode_response(self, request_id, structured, content=None, meta=None)
 PyObject* encode_response(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  static const char* const names[] = {"request_id", "structured", "content", "meta"};
   PyObject* a[4] = {nullptr, nullptr, Py_None, Py_None};
-  if (nargs < 2 || nargs > 4) {
-    PyErr_Format(PyExc_TypeError,
-                 "encode_response() takes 2 positional arguments (request_id, structured) and content, meta");
+  if (kwnames == nullptr && nargs >= 2 && nargs <= 4) {
+    for (Py_ssize_t i = 0; i < nargs; ++i) a[i] = args[i];  // the usual call, bound without a call
+  } else if (!bind_args("encode_response", args, nargs, kwnames, names, 2, 4, a)) {
     return nullptr;
-  }
-  for (Py_ssize_t i = 0; i < nargs; ++i) a[i] = args[i];
-  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t i = 0; i < nkw; ++i) {
-    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
-    const int slot = PyUnicode_CompareWithASCIIString(name, "content") == 0 ? 2
-                     : PyUnicode_CompareWithASCIIString(name, "meta") == 0  ? 3
-                                                                            : -1;
-    if (slot < 0 || slot < nargs) {
-      PyErr_Format(PyExc_TypeError, "encode_response() got an unexpected keyword argument '%U'", name);
-      return nullptr;
-    }
-    a[slot] = args[nargs + i];
   }
   const auto* writer = reinterpret_cast<ResponseWriter*>(self);
   PyObject* check = writer->check;

@@ -10,6 +10,7 @@
 #include "mcp_native/mcp/jsonrpc.hpp"
 #include "mcp_native/mcp/sse.hpp"
 #include "mcp_native/util/utf8.hpp"
+#include "py_args.hpp"
 #include "py_json.hpp"
 
 namespace py = pybind11;
@@ -352,41 +353,6 @@ class PySseDecoder final : public mcp_native::sse::EventSink {
 // Encoders, as METH_FASTCALL functions: they run once per message, where pybind11's dispatch
 // would cost as much as the encoding.
 
-// Binds fastcall arguments to `names`; the first `required` are mandatory. Unset optional
-// slots stay null. Returns false with TypeError set.
-template <std::size_t N>
-bool bind_args(const char* fn, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
-               const char* const (&names)[N], std::size_t required, PyObject* (&out)[N]) {
-  for (auto& o : out) o = nullptr;
-  if (nargs > static_cast<Py_ssize_t>(N)) {
-    PyErr_Format(PyExc_TypeError, "%s() takes at most %zu arguments (%zd given)", fn, N, nargs);
-    return false;
-  }
-  for (Py_ssize_t i = 0; i < nargs; ++i) out[i] = args[i];
-  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < nkw; ++k) {
-    PyObject* name = PyTuple_GET_ITEM(kwnames, k);
-    std::size_t j = 0;
-    while (j < N && PyUnicode_CompareWithASCIIString(name, names[j]) != 0) ++j;
-    if (j == N) {
-      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fn, name);
-      return false;
-    }
-    if (out[j]) {
-      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fn, names[j]);
-      return false;
-    }
-    out[j] = args[nargs + k];
-  }
-  for (std::size_t j = 0; j < required; ++j) {
-    if (!out[j]) {
-      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fn, names[j]);
-      return false;
-    }
-  }
-  return true;
-}
-
 const char* type_name(PyObject* o) { return Py_TYPE(o)->tp_name; }
 
 // Re-raises a TypeError/ValueError from the JSON writer with the argument's name in front.
@@ -455,8 +421,8 @@ bool write_call(JsonWriter& w, PyObject* method, PyObject* params) {
 
 PyObject* encode_request(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   static const char* const names[] = {"id", "method", "params"};
-  PyObject* a[3];
-  if (!bind_args("encode_request", args, nargs, kwnames, names, 2, a)) return nullptr;
+  PyObject* a[3] = {};
+  if (!bind_args("encode_request", args, nargs, kwnames, names, 2, std::size(names), a)) return nullptr;
   PyObject *id = a[0], *method = a[1], *params = a[2] ? a[2] : Py_None;
   if (!check_str(method, "method") || !check_dict(params, "params", true)) return nullptr;
   return encode_line([&](JsonWriter& w) {
@@ -469,8 +435,8 @@ PyObject* encode_request(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyO
 
 PyObject* encode_notification(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   static const char* const names[] = {"method", "params"};
-  PyObject* a[2];
-  if (!bind_args("encode_notification", args, nargs, kwnames, names, 1, a)) return nullptr;
+  PyObject* a[2] = {};
+  if (!bind_args("encode_notification", args, nargs, kwnames, names, 1, std::size(names), a)) return nullptr;
   PyObject *method = a[0], *params = a[1] ? a[1] : Py_None;
   if (!check_str(method, "method") || !check_dict(params, "params", true)) return nullptr;
   return encode_line([&](JsonWriter& w) {
@@ -481,8 +447,8 @@ PyObject* encode_notification(PyObject*, PyObject* const* args, Py_ssize_t nargs
 
 PyObject* encode_response(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   static const char* const names[] = {"id", "result"};
-  PyObject* a[2];
-  if (!bind_args("encode_response", args, nargs, kwnames, names, 2, a)) return nullptr;
+  PyObject* a[2] = {};
+  if (!bind_args("encode_response", args, nargs, kwnames, names, 2, std::size(names), a)) return nullptr;
   PyObject *id = a[0], *result = a[1];
   if (!check_dict(result, "result", false)) return nullptr;
   return encode_line([&](JsonWriter& w) {
@@ -510,8 +476,8 @@ bool utf8_of(PyObject* o, const char* field, std::string_view& out) {
 
 PyObject* encode_error(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   static const char* const names[] = {"id", "code", "message", "data", "protocol_version"};
-  PyObject* a[5];
-  if (!bind_args("encode_error", args, nargs, kwnames, names, 3, a)) return nullptr;
+  PyObject* a[5] = {};
+  if (!bind_args("encode_error", args, nargs, kwnames, names, 3, std::size(names), a)) return nullptr;
   PyObject *id = a[0], *code = a[1], *message = a[2], *data = a[3] ? a[3] : Py_None;
   if (!PyLong_Check(code) || PyBool_Check(code)) {
     PyErr_Format(PyExc_TypeError, "code must be an int, not %s", type_name(code));
@@ -559,8 +525,8 @@ std::string* g_event_buf;  // reused between calls (encode_event runs no Python 
 PyObject* encode_event(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   namespace sse = mcp_native::sse;
   static const char* const names[] = {"data", "event", "id", "retry"};
-  PyObject* a[4];
-  if (!bind_args("encode_event", args, nargs, kwnames, names, 1, a)) return nullptr;
+  PyObject* a[4] = {};
+  if (!bind_args("encode_event", args, nargs, kwnames, names, 1, std::size(names), a)) return nullptr;
   if (nargs > 1) {
     PyErr_SetString(PyExc_TypeError, "encode_event() takes 1 positional argument (event, id and retry are keywords)");
     return nullptr;

@@ -16,6 +16,7 @@
 #include "mcp_native/json/padded.hpp"
 #include "mcp_native/json/syntax.hpp"
 #include "mcp_native/json/tape.hpp"
+#include "py_args.hpp"
 #include "py_dumper.hpp"
 
 namespace mcp_native::bindings {
@@ -488,20 +489,6 @@ PyObject* BytesOut::finish_grown(const JsonWriter& w) {
 
 namespace {
 
-bool kwarg_is(PyObject* name, const char* want) { return PyUnicode_CompareWithASCIIString(name, want) == 0; }
-
-void too_many_positional(const char* fn, Py_ssize_t nargs) {
-  PyErr_Format(PyExc_TypeError, "%s() takes 1 positional argument but %zd were given", fn, nargs);
-}
-
-void too_many_values(const char* fn, const char* arg) {
-  PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fn, arg);
-}
-
-}  // namespace
-
-namespace {
-
 // `indent=`: None (-1: compact), or an int from 0 to kMaxIndent. False with the exception set.
 bool parse_indent(PyObject* v, int& indent) {
   if (v == Py_None) {
@@ -534,35 +521,19 @@ bool dump_indented(JsonWriter& w, PyObject* obj, PyObject* default_fn, bool sort
 }  // namespace
 
 PyObject* py_dumps(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  PyObject* obj = nargs >= 1 ? args[0] : nullptr;
-  PyObject* default_fn = nullptr;
-  bool sort_keys = false;
-  int indent = -1;
-  if (nargs > 1) return too_many_positional("dumps", nargs), nullptr;
-  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t i = 0; i < nkw; ++i) {
-    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
-    PyObject* v = args[nargs + i];
-    if (kwarg_is(name, "default")) {
-      default_fn = v == Py_None ? nullptr : v;
-    } else if (kwarg_is(name, "sort_keys")) {
-      const int b = PyObject_IsTrue(v);
-      if (b < 0) return nullptr;
-      sort_keys = b;
-    } else if (kwarg_is(name, "indent")) {
-      if (!parse_indent(v, indent)) return nullptr;
-    } else if (kwarg_is(name, "obj")) {
-      if (obj != nullptr) return too_many_values("dumps", "obj"), nullptr;
-      obj = v;
-    } else {
-      PyErr_Format(PyExc_TypeError, "dumps() got an unexpected keyword argument '%U'", name);
-      return nullptr;
-    }
-  }
-  if (obj == nullptr) {
-    PyErr_SetString(PyExc_TypeError, "dumps() missing required argument 'obj'");
+  static const char* const names[] = {"obj", "default", "sort_keys", "indent"};
+  PyObject* a[4] = {nullptr, Py_None, Py_False, Py_None};
+  if (kwnames == nullptr && nargs == 1) {
+    a[0] = args[0];  // the usual call, bound without a call
+  } else if (!bind_args("dumps", args, nargs, kwnames, names, 1, 1, a)) {
     return nullptr;
   }
+  PyObject* obj = a[0];
+  PyObject* default_fn = a[1] == Py_None ? nullptr : a[1];
+  const int sort_keys = PyObject_IsTrue(a[2]);
+  if (sort_keys < 0) return nullptr;
+  int indent = -1;
+  if (!parse_indent(a[3], indent)) return nullptr;
 
   if (indent < 0) return write_bytes([&](JsonWriter& w) { return dump_py(w, obj, default_fn, sort_keys); });
   return write_bytes(
@@ -588,23 +559,14 @@ PyObject* py_pydantic_json_text(PyObject*, PyObject* const* args, Py_ssize_t nar
 }
 
 PyObject* py_loads(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  PyObject* data = nargs >= 1 ? args[0] : nullptr;
-  if (nargs > 1) return too_many_positional("loads", nargs), nullptr;
-  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t i = 0; i < nkw; ++i) {
-    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
-    if (kwarg_is(name, "data")) {
-      if (data != nullptr) return too_many_values("loads", "data"), nullptr;
-      data = args[nargs + i];
-    } else {
-      PyErr_Format(PyExc_TypeError, "loads() got an unexpected keyword argument '%U'", name);
-      return nullptr;
-    }
-  }
-  if (data == nullptr) {
-    PyErr_SetString(PyExc_TypeError, "loads() missing required argument 'data'");
+  static const char* const names[] = {"data"};
+  PyObject* a[1] = {};
+  if (kwnames == nullptr && nargs == 1) {
+    a[0] = args[0];  // the usual call, bound without a call
+  } else if (!bind_args("loads", args, nargs, kwnames, names, 1, 1, a)) {
     return nullptr;
   }
+  PyObject* data = a[0];
 
   if (PyBytes_Check(data)) {
     return parse_to_py({PyBytes_AS_STRING(data), static_cast<std::size_t>(PyBytes_GET_SIZE(data))});

@@ -450,7 +450,7 @@ def test_encoders_write_compact_lines_in_envelope_order() -> None:
         (lambda: jsonrpc.encode_error(1, 1, "m", data=float("nan")), ValueError, "data"),
         (lambda: jsonrpc.encode_request(1), TypeError, "method"),  # type: ignore[call-arg]
         (lambda: jsonrpc.encode_request(1, "m", params={}, extra=1), TypeError, "extra"),  # type: ignore[call-arg]
-        (lambda: jsonrpc.encode_request(1, "m", {}, 4), TypeError, "at most 3"),  # type: ignore[call-arg]
+        (lambda: jsonrpc.encode_request(1, "m", {}, 4), TypeError, "takes 3 positional arguments but 4 were given"),  # type: ignore[call-arg]
         (lambda: jsonrpc.encode_response(1, {}, id=2), TypeError, "multiple values"),  # type: ignore[misc]
     ],
 )
