@@ -293,34 +293,31 @@ def test_every_malformed_line_is_answered(app: str) -> None:
     assert answers(exchange(app, False, lines)) == [(repr(0), 0), (repr(99), 0)]
 
 
-def test_python_m_run_module(tmp_path: Path) -> None:
-    (tmp_path / "probe_mod.py").write_text(
-        "import sys\nfrom mcp_native import adapters\nr = adapters.report()\nprint(sys.argv[1:], bool(r and r.waiting and not r.refused))\n"
-    )
+def run_cli(cwd: Path, *args: str) -> str:
+    """What `python -m mcp_native run ARGS` prints, run in `cwd`."""
     out = subprocess.run(
-        [sys.executable, "-m", "mcp_native", "run", "-m", "probe_mod", "a", "--b"],
-        cwd=tmp_path,
+        [sys.executable, "-m", "mcp_native", "run", *args],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=60,
         check=True,
     )
-    assert out.stdout.strip() == "['a', '--b'] True"
+    return out.stdout.strip()
+
+
+def test_python_m_run_module(tmp_path: Path) -> None:
+    (tmp_path / "probe_mod.py").write_text(
+        "import sys\nfrom mcp_native import adapters\nr = adapters.report()\nprint(sys.argv[1:], bool(r and r.waiting and not r.refused))\n"
+    )
+    assert run_cli(tmp_path, "-m", "probe_mod", "a", "--b") == "['a', '--b'] True"
 
 
 def test_python_m_run_script_imports_its_siblings(tmp_path: Path) -> None:
     (tmp_path / "app").mkdir()
     (tmp_path / "app" / "helper.py").write_text("VALUE = 42\n")
     (tmp_path / "app" / "server.py").write_text("import sys, helper\nprint(helper.VALUE, sys.argv[1:])\n")
-    out = subprocess.run(
-        [sys.executable, "-m", "mcp_native", "run", "app/server.py", "x"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert out.stdout.strip() == "42 ['x']"
+    assert run_cli(tmp_path, "app/server.py", "x") == "42 ['x']"
 
 
 def test_parts_not_imported_yet_are_patched_when_imported() -> None:

@@ -84,17 +84,23 @@ class _Writer:
 
     async def write(self, data: bytes) -> None:
         async with self.lock:
+            if self.nonblocking:
+                await _write_all(self.fd, memoryview(data))
+                return
             view = memoryview(data)
             while view:
-                if not self.nonblocking:
-                    n = await anyio.to_thread.run_sync(os.write, self.fd, view)
-                else:
-                    try:
-                        n = os.write(self.fd, view)
-                    except BlockingIOError:
-                        await anyio.wait_writable(self.fd)
-                        continue
-                view = view[n:]
+                view = view[await anyio.to_thread.run_sync(os.write, self.fd, view) :]
+
+
+async def _write_all(fd: int, view: memoryview) -> None:
+    """Writes all of `view` to non-blocking `fd`, waiting in the event loop while it is full."""
+    while view:
+        try:
+            n = os.write(fd, view)
+        except BlockingIOError:
+            await anyio.wait_writable(fd)
+            continue
+        view = view[n:]
 
 
 class _PipeWriter:
@@ -144,7 +150,7 @@ class _PipeWriter:
         else:  # the transport is gone (a line written while it closes): finish it here
             try:
                 with anyio.CancelScope(shield=n > 0):
-                    await self._write_all(memoryview(data)[n:])
+                    await _write_all(self.fd, memoryview(data)[n:])
             finally:
                 self._next()
 
@@ -153,15 +159,6 @@ class _PipeWriter:
             self._turns.popleft().set()
         else:
             self._busy = False
-
-    async def _write_all(self, view: memoryview) -> None:
-        while view:
-            try:
-                n = os.write(self.fd, view)
-            except BlockingIOError:
-                await anyio.wait_writable(self.fd)
-                continue
-            view = view[n:]
 
     def fail(self, error: BaseException) -> None:
         """Fails the transport (from a sender): :meth:`run` raises ``error``."""
@@ -183,7 +180,7 @@ class _PipeWriter:
                 self._wake = anyio.Event()
                 if self._tail is not None:
                     view, self._tail = self._tail, None
-                    await self._write_all(view)
+                    await _write_all(self.fd, view)
                     self._next()
                     continue
                 if self.error is not None:
