@@ -275,8 +275,8 @@ void writer_dealloc(PyObject* self) {
   Py_DECREF(type);
 }
 
-// encode_response(self, request_id, structured, content=None, meta=None)
-PyObject* encode_response(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// Tool.encode_response(self, request_id, structured, content=None, meta=None)
+PyObject* encode_tool_response(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   static const char* const names[] = {"request_id", "structured", "content", "meta"};
   PyObject* a[4] = {nullptr, nullptr, Py_None, Py_None};
   if (kwnames == nullptr && nargs >= 2 && nargs <= 4) {
@@ -335,7 +335,7 @@ PyObject* encode_response(PyObject* self, PyObject* const* args, Py_ssize_t narg
 }
 
 PyMethodDef writer_methods[] = {
-    {"encode_response", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(encode_response)),
+    {"encode_response", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(encode_tool_response)),
      METH_FASTCALL | METH_KEYWORDS,
      "encode_response($self, request_id, structured, content=None, meta=None)\n"
      "--\n\n"

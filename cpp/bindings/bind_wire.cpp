@@ -445,7 +445,7 @@ PyObject* encode_notification(PyObject*, PyObject* const* args, Py_ssize_t nargs
   });
 }
 
-PyObject* encode_response(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* encode_jsonrpc_response(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   static const char* const names[] = {"id", "result"};
   PyObject* a[2] = {};
   if (!bind_args("encode_response", args, nargs, kwnames, names, 2, std::size(names), a)) return nullptr;
@@ -596,7 +596,7 @@ PyMethodDef wire_methods[] = {
     {"encode_notification", fastcall(encode_notification), METH_FASTCALL | METH_KEYWORDS,
      "encode_notification($module, method, params=None)\n--\n\n"
      "The JSON-RPC notification line (compact JSON and one newline) as bytes."},
-    {"encode_response", fastcall(encode_response), METH_FASTCALL | METH_KEYWORDS,
+    {"encode_response", fastcall(encode_jsonrpc_response), METH_FASTCALL | METH_KEYWORDS,
      "encode_response($module, id, result)\n--\n\n"
      "The JSON-RPC success response line (compact JSON and one newline) as bytes."},
     {"encode_error", fastcall(encode_error), METH_FASTCALL | METH_KEYWORDS,
