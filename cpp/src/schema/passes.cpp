@@ -236,8 +236,10 @@ void Compiler::mark_fast_paths() {
     }
   }
   // Item keywords whose subschemas are bare types keep a node a leaf (e.g. arrays of numbers).
-  for (auto& node : P.nodes) {
-    node.leaf = node.simple;
+  std::vector<bool> leaf(P.nodes.size());
+  for (size_t n = 0; n < P.nodes.size(); ++n) {
+    const Node& node = P.nodes[n];
+    leaf[n] = node.simple;
     if (node.simple || node.boolean >= 0 || node.tracks) continue;
     bool leafy = true;
     for (uint32_t i = node.first; leafy && i < node.first + node.count; ++i) {
@@ -246,11 +248,12 @@ void Compiler::mark_fast_paths() {
       leafy = k.op == Op::PrefixItems || k.op == Op::RestItems;
       for (uint32_t kid : k.kids) leafy &= P.nodes[kid].only_types != 0 || P.nodes[kid].boolean == 1;
     }
-    node.leaf = leafy;
+    leaf[n] = leafy;
   }
   // Typed arrays: only item count bounds and bare-typed `items` for every item.
-  for (auto& node : P.nodes) {
-    if (!node.leaf || node.simple) continue;
+  for (size_t n = 0; n < P.nodes.size(); ++n) {
+    Node& node = P.nodes[n];
+    if (!leaf[n] || node.simple) continue;
     uint8_t item_types = 0;
     uint64_t lo = 0, hi = UINT64_MAX;
     for (uint32_t i = node.first; i < node.first + node.count; ++i) {
@@ -271,9 +274,23 @@ void Compiler::mark_fast_paths() {
     node.min_items = lo;
     node.max_items = hi;
   }
+  // The shape, in the order of precedence of the fast paths (kByKind: branches_by_kind).
+  for (size_t n = 0; n < P.nodes.size(); ++n) {
+    Node& node = P.nodes[n];
+    if (node.only_types)
+      node.shape = Shape::kTypes;
+    else if (node.item_types)
+      node.shape = Shape::kTypedArray;
+    else if (node.shape == Shape::kBounded)
+      continue;
+    else if (leaf[n])
+      node.shape = Shape::kLeaf;
+    else if (node.or_null >= 0)
+      node.shape = Shape::kOptional;
+  }
 }
 
-// Node::bounded for a simple node whose keywords are only integer minimum/maximum (exclusive
+// Shape::kBounded for a simple node whose keywords are only integer minimum/maximum (exclusive
 // bounds made inclusive) and minLength/maxLength.
 void Compiler::bound_leaf(Node& node) {
   if (!node.simple || node.count == 0) return;
@@ -299,7 +316,7 @@ void Compiler::bound_leaf(Node& node) {
       return;
     }
   }
-  node.bounded = true;
+  node.shape = Shape::kBounded;
   node.int_min = b.int_min;
   node.int_max = b.int_max;
   node.min_length = b.min_length;
@@ -340,8 +357,10 @@ void Compiler::branches_by_kind() {
     if (P.dynamic || node.boolean >= 0 || node.tracks || node.types || node.count != 1) continue;
     const Keyword& k = P.keywords[node.first];
     if ((k.op == Op::AnyOf || k.op == Op::OneOf) &&
-        std::any_of(k.by_kind.begin(), k.by_kind.end(), [](int16_t b) { return b >= 0; }))
+        std::any_of(k.by_kind.begin(), k.by_kind.end(), [](int16_t b) { return b >= 0; })) {
       node.select = (int32_t)node.first;
+      if (node.shape == Shape::kGeneral) node.shape = Shape::kByKind;
+    }
   }
 }
 

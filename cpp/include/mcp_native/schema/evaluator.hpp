@@ -116,13 +116,15 @@ class Evaluator {
   /// The verdict of subschema si on v and everything under it.
   bool test(uint32_t si, Value v) {
     const Node& n = P.nodes[si];
-    if (n.only_types) return is_type(n.only_types, false, V::kind(env_, v), v);
-    if (n.item_types) return typed_array(n, v);
-    if (n.bounded) return bounded(n, v);
-    if (n.leaf) return simple(n, v);  // never nests deeper: no depth, steps or scope
-    if (n.or_null >= 0) return V::kind(env_, v) == Kind::Null || test((uint32_t)n.or_null, v);
+    // Tested in turn, most common first: cheaper than a jump table on the common shapes.
+    const Shape shape = n.shape;
+    if (shape == Shape::kTypes) return is_type(n.only_types, false, V::kind(env_, v), v);
+    if (shape == Shape::kTypedArray) return typed_array(n, v);
+    if (shape == Shape::kBounded) return bounded(n, v);
+    if (shape == Shape::kLeaf) return simple(n, v);  // the leaves never nest deeper: no depth, steps or scope
+    if (shape == Shape::kOptional) return V::kind(env_, v) == Kind::Null || test((uint32_t)n.or_null, v);
     Depth d(c_, P.limits.max_instance_depth);
-    if (n.select >= 0) return selected(n, si, v);
+    if (shape == Shape::kByKind) return selected(n, si, v);
     return schema(si, v, nullptr);
   }
   /// The subschema that decides v under si once choices that settle on one branch are made
@@ -285,7 +287,7 @@ class Evaluator {
     throw LimitError(std::string(what) + std::to_string(value));
   }
 
-  // A leaf that is a typed array (Node::item_types), in one pass.
+  // Shape::kTypedArray, in one pass.
   bool typed_array(const Node& n, Value v) {
     Kind k = V::kind(env_, v);
     if (n.types && !is_type(n.types, false, k, v)) return false;
@@ -295,7 +297,7 @@ class Evaluator {
     return V::arr_each(env_, v, [&](size_t, Value x) { return is_type(n.item_types, false, V::kind(env_, x), x); });
   }
 
-  // A bounded leaf (Node::bounded): an integer the view reads cheaply, or a string whose
+  // Shape::kBounded: an integer the view reads cheaply, or a string whose
   // length it counts cheaply, is compared with the bounds at once; other values go through
   // the keywords (simple()).
   [[gnu::always_inline]] bool bounded(const Node& n, Value v) {
@@ -328,7 +330,7 @@ class Evaluator {
       if (!n.boolean) fail_named("false", nullptr, v);
       return n.boolean;
     }
-    if (n.simple && !collecting()) return n.bounded ? bounded(n, v) : simple(n, v);
+    if (n.simple && !collecting()) return n.shape == Shape::kBounded ? bounded(n, v) : simple(n, v);
     Kind k = V::kind(env_, v);
     bool ok = true;
     if (n.types && !is_type(n.types, false, k, v)) {

@@ -248,31 +248,48 @@ struct Keyword {
   std::array<int16_t, 6> by_kind{-1, -1, -1, -1, -1, -1};
 };
 
+/// How a verdict on a node is reached: its fast path, decided once by the compiler (passes.cpp)
+/// and served by one function of the evaluator (Evaluator::test) and of the guided walk. Each
+/// shape reads its own payload in Node.
+enum class Shape : uint8_t {
+  kGeneral,     ///< the keywords in turn (Evaluator::schema)
+  kTypes,       ///< a type mask alone, `{"type": ...}` or an anyOf of bare types: only_types
+  kTypedArray,  ///< an array whose items have bare types, with count bounds: item_types, min/max_items
+  kBounded,     ///< a type with integer or length bounds: int_min/int_max, min/max_length
+  kLeaf,        ///< keywords without subschemas, or items of bare types: nothing nests deeper
+  kOptional,    ///< `anyOf [X, {"type": "null"}]`: null, or X (or_null)
+  kByKind,      ///< an anyOf/oneOf whose one branch the value's kind selects: select
+};
+
+/// The shapes whose verdict never evaluates a subschema (no depth, steps or scope to manage).
+inline bool is_leaf(Shape s) {
+  return s == Shape::kTypes || s == Shape::kTypedArray || s == Shape::kBounded || s == Shape::kLeaf;
+}
+
 /// One compiled subschema.
 struct Node {
-  int8_t boolean = -1;  ///< 0/1 for boolean schemas (and `{}` = 1), -1 otherwise
-  bool tracks = false;  ///< has unevaluated*: evaluates with annotations
-  bool simple = false;  ///< only keywords that look at this value itself (no subschemas)
-  bool leaf = false;    ///< simple, or also item keywords whose subschemas are bare types
+  int8_t boolean = -1;            ///< 0/1 for boolean schemas (and `{}` = 1), -1 otherwise
+  bool tracks = false;            ///< has unevaluated*: evaluates with annotations
+  bool simple = false;            ///< only keywords that look at this value itself (no subschemas)
+  Shape shape = Shape::kGeneral;  ///< the verdict's fast path; the fields below name their shape
   /// A walk that visits the instance itself may apply it value by value (Evaluator's guided
   /// walks): beside keywords without subschemas it has only `properties`/`additionalProperties`
   /// (no `patternProperties`) and item keywords, and no annotations or dynamic scope.
   bool walkable = false;
-  int32_t props = -1;                ///< walkable: its `properties` keyword (-1: none)
-  bool self_checks = false;          ///< walkable: has keywords without subschemas (for check_self)
-  uint8_t types = 0;                 ///< its `type` mask (0: none), checked before the keywords
-  uint8_t only_types = 0;            ///< for a verdict the node is just a `type` mask (or a union of them)
-  int32_t or_null = -1;              ///< for a verdict the node is `null` or this subschema (-1: no)
-  int32_t select = -1;               ///< the node is only this anyOf/oneOf keyword, with Keyword::by_kind
+  int32_t props = -1;        ///< walkable: its `properties` keyword (-1: none)
+  bool self_checks = false;  ///< walkable: has keywords without subschemas (for check_self)
+  uint8_t types = 0;         ///< its `type` mask (0: none), checked before the keywords
+  uint8_t only_types = 0;    ///< kTypes: the type mask (or a union of them) it is for a verdict
+  int32_t or_null = -1;      ///< kOptional: the node is `null` or this subschema (-1: no)
+  int32_t select = -1;       ///< kByKind (and unions of kTypes): the node is only this anyOf/oneOf (Keyword::by_kind)
   const Json* type_value = nullptr;  ///< the `type` value (for messages)
-  /// A typed array (e.g. `{"type": "array", "items": {"type": "number"}, "minItems": 2}`): the
+  /// kTypedArray (e.g. `{"type": "array", "items": {"type": "number"}, "minItems": 2}`): the
   /// items' type mask, with the item count bounds; 0 when the node is not one.
   uint8_t item_types = 0;
   uint64_t min_items = 0, max_items = UINT64_MAX;
-  /// A bounded leaf (e.g. `{"type": "integer", "minimum": 0}`, `{"maxLength": 64}`): its only
-  /// keywords are integer minimum/maximum (exclusive or not) and minLength/maxLength, held here
-  /// as inclusive ranges.
-  bool bounded = false;
+  /// kBounded (e.g. `{"type": "integer", "minimum": 0}`, `{"maxLength": 64}`): its only keywords
+  /// are integer minimum/maximum (exclusive or not) and minLength/maxLength, held here as
+  /// inclusive ranges.
   int64_t int_min = INT64_MIN, int_max = INT64_MAX;
   uint64_t min_length = 0, max_length = UINT64_MAX;
   uint32_t first = 0, count = 0;  ///< keyword range

@@ -7,7 +7,7 @@
 
 namespace mcp_native::schema {
 
-/// The verdicts of a bare type or a bounded leaf (Node::only_types, Node::bounded) on a scalar
+/// The verdicts of a bare type or a bounded leaf (Shape::kTypes, Shape::kBounded) on a scalar
 /// whose type a writer has already dispatched on: it checks the value with what it read to
 /// write it, one type test instead of one to check and one to write.
 struct ScalarVerdict {
@@ -15,12 +15,13 @@ struct ScalarVerdict {
   /// A string of `length` code points.
   static bool string(const Node& c, uint64_t length) {
     const uint8_t t = types(c);
-    return (t == 0 || (t & kString)) && !(c.bounded && (length < c.min_length || length > c.max_length));
+    return (t == 0 || (t & kString)) &&
+           !(c.shape == Shape::kBounded && (length < c.min_length || length > c.max_length));
   }
   /// An integer.
   static bool integer(const Node& c, int64_t i) {
     const uint8_t t = types(c);
-    return (t == 0 || (t & (kNumber | kInteger))) && !(c.bounded && (i < c.int_min || i > c.int_max));
+    return (t == 0 || (t & (kNumber | kInteger))) && !(c.shape == Shape::kBounded && (i < c.int_min || i > c.int_max));
   }
   /// Null or a boolean (`bit`: kNull or kBool).
   static bool constant(const Node& c, uint8_t bit) {
@@ -81,9 +82,9 @@ class GuidedWalk {
     const auto si = static_cast<uint32_t>(settled);
     const Node& n = P.nodes[si];
     if (n.only_types) return ev_.is_type(n.only_types, false, V::kind(env_, v), v) && sink_.write(v);
-    if (n.item_types && sink_.is_array(v)) return typed_array(v, n);
+    if (n.shape == Shape::kTypedArray && sink_.is_array(v)) return typed_array(v, n);
     if (n.boolean >= 0) return n.boolean && sink_.write(v);
-    if (!n.walkable || n.leaf) return ev_.test(si, v) && sink_.write(v);
+    if (!n.walkable || is_leaf(n.shape)) return ev_.test(si, v) && sink_.write(v);
     if (++counters_.steps > P.limits.max_steps) return false;
     const Kind k = V::kind(env_, v);
     if (!ev_.check_self(n, k, v)) return false;
@@ -101,13 +102,15 @@ class GuidedWalk {
   template <class Plain>
   [[gnu::always_inline]] bool child(Value v, uint32_t si, bool comma, Plain&& plain) {
     const Node& c = P.nodes[si];
-    if (c.only_types || c.bounded) return sink_.scalar(v, c, comma, [&] { return ev_.test(si, v) && plain(); });
-    if (c.leaf && !c.item_types) return ev_.test(si, v) && plain();
+    if (c.shape == Shape::kTypes || c.shape == Shape::kBounded)
+      return sink_.scalar(v, c, comma, [&] { return ev_.test(si, v) && plain(); });
+    if (c.shape == Shape::kLeaf) return ev_.test(si, v) && plain();
     if (comma && !sink_.item_comma()) return false;
-    return sink_.held(v, [&] { return c.item_types && sink_.is_array(v) ? typed_array(v, c) : value(v, si); });
+    return sink_.held(
+        v, [&] { return c.shape == Shape::kTypedArray && sink_.is_array(v) ? typed_array(v, c) : value(v, si); });
   }
 
-  // A typed array (Node::item_types), e.g. a row of a table: each item's type is checked as it
+  // Shape::kTypedArray, e.g. a row of a table: each item's type is checked as it
   // is written.
   bool typed_array(Value v, const Node& n) {
     if (n.types && !ev_.is_type(n.types, false, Kind::Array, v)) return false;
