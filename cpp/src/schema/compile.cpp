@@ -38,7 +38,6 @@ uint32_t Compiler::compile_root(const Json* root) {
   shortcut_optional_values();
   drop_true_additional();
   mark_fast_paths();
-  branches_by_kind();
   return nodes_.at(root);
 }
 

@@ -217,7 +217,8 @@ void Compiler::drop_true_additional() {
     if (k.op == Op::Props && k.additional >= 0 && P.nodes[k.additional].boolean == 1) k.additional = -1;
 }
 
-// The flags of Node that the evaluator's fast paths read (see Node), from the compiled keywords.
+// The fast paths of each node, from its compiled keywords: its Shape with that shape's payload,
+// and what the guided walk reads (walkable, props, self_checks).
 void Compiler::mark_fast_paths() {
   for (auto& node : P.nodes) {
     node.simple = node.boolean < 0 && !node.tracks;
@@ -274,7 +275,8 @@ void Compiler::mark_fast_paths() {
     node.min_items = lo;
     node.max_items = hi;
   }
-  // The shape, in the order of precedence of the fast paths (kByKind: branches_by_kind).
+  branches_by_kind();  // (reads the branches' only_types)
+  // The shape of each node, in the order of precedence of the fast paths.
   for (size_t n = 0; n < P.nodes.size(); ++n) {
     Node& node = P.nodes[n];
     if (node.only_types)
@@ -287,6 +289,8 @@ void Compiler::mark_fast_paths() {
       node.shape = Shape::kLeaf;
     else if (node.or_null >= 0)
       node.shape = Shape::kOptional;
+    else if (node.select >= 0)
+      node.shape = Shape::kByKind;
   }
 }
 
@@ -357,10 +361,8 @@ void Compiler::branches_by_kind() {
     if (P.dynamic || node.boolean >= 0 || node.tracks || node.types || node.count != 1) continue;
     const Keyword& k = P.keywords[node.first];
     if ((k.op == Op::AnyOf || k.op == Op::OneOf) &&
-        std::any_of(k.by_kind.begin(), k.by_kind.end(), [](int16_t b) { return b >= 0; })) {
+        std::any_of(k.by_kind.begin(), k.by_kind.end(), [](int16_t b) { return b >= 0; }))
       node.select = (int32_t)node.first;
-      if (node.shape == Shape::kGeneral) node.shape = Shape::kByKind;
-    }
   }
 }
 
