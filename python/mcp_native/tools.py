@@ -125,8 +125,9 @@ def _result_checker(version: ProtocolVersion, output_schema: dict[str, Any] | No
     registry: dict[str, Any] = {definitions.partition("#")[0]: doc}
     result: dict[str, Any] = {"$ref": definitions + "CallToolResult"}
     if output_schema is not None:
-        declared = output_schema.get("$id")
-        uri = declared if isinstance(declared, str) else _OUTPUT_URI
+        # Registered under a URI of its own, not its `$id`: a document may declare the same `$id`
+        # again inside, and the reference must reach the root (as the tool's own validator does).
+        uri = _OUTPUT_URI
         registry[uri] = output_schema
         result["if"] = {"required": ["isError"], "properties": {"isError": {"const": True}}}
         result["else"] = {"required": ["structuredContent"], "properties": {"structuredContent": {"$ref": uri}}}

@@ -818,3 +818,19 @@ def test_check_result_names_the_wrong_field_of_a_content_block(version: str) -> 
         with pytest.raises(ValidationError) as info:
             t.check_result(json.dumps({"jsonrpc": "2.0", "id": 1, "result": bad}))
         assert info.value.instance_path == ("result", *path)
+
+
+def test_check_result_reaches_the_root_of_an_output_schema_that_repeats_its_id() -> None:
+    # Found by fuzzing: the `$id` declared again inside must not redirect the checker's
+    # reference to the output schema (the tool's own validator applies the root).
+    output = {
+        "$id": "httproot",
+        "type": "object",
+        "properties": {"other": {"$id": "httproot", "const": "paqa"}},
+    }
+    tool = Tool("t", input_schema={"type": "object"}, output_schema=output, protocol_version="2025-11-25")
+    line = tool.encode_response(1, {"foo": "pass"})
+    tool.check_result(line)
+    tool.check_result(json.loads(line)["result"])
+    with pytest.raises(ValidationError, match="'paqa' was expected"):
+        tool.check_result({"content": [], "structuredContent": {"other": "x"}})
