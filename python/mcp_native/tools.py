@@ -125,12 +125,12 @@ def _result_checker(version: ProtocolVersion, output_schema: dict[str, Any] | No
     registry: dict[str, Any] = {definitions.partition("#")[0]: doc}
     result: dict[str, Any] = {"$ref": definitions + "CallToolResult"}
     if output_schema is not None:
-        # Registered under a URI of its own, not its `$id`: a document may declare the same `$id`
-        # again inside, and the reference must reach the root (as the tool's own validator does).
-        uri = _OUTPUT_URI
-        registry[uri] = output_schema
+        registry[_OUTPUT_URI] = output_schema
         result["if"] = {"required": ["isError"], "properties": {"isError": {"const": True}}}
-        result["else"] = {"required": ["structuredContent"], "properties": {"structuredContent": {"$ref": uri}}}
+        result["else"] = {
+            "required": ["structuredContent"],
+            "properties": {"structuredContent": {"$ref": _OUTPUT_URI}},
+        }
     schema = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "if": {"type": "object", "required": ["jsonrpc"]},

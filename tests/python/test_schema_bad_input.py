@@ -112,6 +112,15 @@ def test_relative_and_international_identifiers_resolve() -> None:
     assert v.is_valid(None) and not v.is_valid(0)
 
 
+def test_a_repeated_id_resolves_to_its_first_declaration() -> None:
+    # A registry document that declares its own URI again in a subschema: the URI is its root.
+    doc = {"$id": "http://ex.com/a", "type": "object", "properties": {"p": {"$id": "http://ex.com/a", "const": 1}}}
+    v = Validator(
+        {"allOf": [{"$ref": "http://ex.com/a"}, {"$ref": "http://ex.com/a"}]}, registry={"http://ex.com/a": doc}
+    )
+    assert v.is_valid({}) and not v.is_valid(1) and not v.is_valid({"p": 2})
+
+
 def test_dialects() -> None:
     sibling = {"$defs": {"s": {"type": "string"}}, "$ref": "#/$defs/s", "maxLength": 1}
     sibling7 = {"definitions": {"s": {"type": "string"}}, "$ref": "#/definitions/s", "maxLength": 1}

@@ -105,7 +105,9 @@ void Compiler::walk(const Json* j, Info at, bool resource_root) {
     std::string full = std::move(*resolved);
     auto [uri, frag] = uri::split_fragment(full);
     at.base = uri;
-    resources_[uri] = j;
+    // The first declaration of a URI keeps it: a document that repeats its `$id` inside (an error
+    // the spec leaves undefined) still resolves the URI to its root, as a Validator of it applies.
+    resources_.emplace(uri, j);
     resource_root = true;
     if (!frag.empty() && d <= Dialect::Draft7) anchors_[full] = j;
   }
