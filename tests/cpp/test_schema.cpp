@@ -268,7 +268,7 @@ TEST(Schema, Unevaluated) {
   EXPECT_TRUE(valid(t, R"({"a":1,"b":"x"})"));
   EXPECT_FALSE(valid(t, R"({"a":"1","b":"x"})"));
   auto prog = compile(parse_json(R"({"properties":{"a":{"type":"integer"}},"additionalProperties":true})"), {});
-  for (const Keyword& k : prog->keywords) EXPECT_TRUE(k.op != Op::Props || k.additional < 0);
+  for (const Keyword& k : prog->keywords) EXPECT_TRUE(k.op != Op::Props || k.as<PropertyTable>().additional < 0);
   EXPECT_TRUE(valid(R"({"properties":{"a":{"type":"integer"}},"additionalProperties":true})", R"({"b":[],"a":2})"));
   EXPECT_FALSE(valid(R"({"properties":{"a":{"type":"integer"}},"additionalProperties":true})", R"({"b":[],"a":[]})"));
 }

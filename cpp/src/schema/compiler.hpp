@@ -46,9 +46,6 @@ struct Info {
   bool format_assertion = false;  // custom metaschema with the format-assertion vocabulary
 };
 
-/// Keywords that check the value itself, without subschemas: a node of only these is a leaf.
-bool is_simple(Op op);
-
 class Compiler {
  public:
   Compiler(Program& p, const Options& o);

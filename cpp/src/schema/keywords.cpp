@@ -35,29 +35,6 @@ uint8_t type_bit(const std::string& t) {
 
 }  // namespace
 
-bool is_simple(Op op) {
-  switch (op) {
-    case Op::Type:
-    case Op::Enum:
-    case Op::Const:
-    case Op::MultipleOf:
-    case Op::Minimum:
-    case Op::Maximum:
-    case Op::MinLength:
-    case Op::MaxLength:
-    case Op::Pattern:
-    case Op::Format:
-    case Op::MinItems:
-    case Op::MaxItems:
-    case Op::UniqueItems:
-    case Op::MinProperties:
-    case Op::MaxProperties:
-    case Op::Required:
-    case Op::DependentRequired: return true;
-    default: return false;
-  }
-}
-
 uint32_t Compiler::node_for(const Json* j) {
   auto it = nodes_.find(j);
   if (it != nodes_.end()) return it->second;
@@ -160,6 +137,7 @@ void Compiler::compile_node(uint32_t n) {
     kws.push_back(std::move(k));
   } else {
     Keyword props = kw(Op::Props, "properties", nullptr);
+    auto& table = props.payload.emplace<PropertyTable>();
     int props_at = -1;
     for (auto& [name, v] : j->obj) {
       if (at.no_validation && is_validation_kw(name)) continue;
@@ -172,11 +150,11 @@ void Compiler::compile_node(uint32_t n) {
         const Json* target = ref_to(k, v);
         Keyword x = kw(Op::DynamicRef, k, &v);
         x.kids.push_back(node_for(target));
+        x.payload = DynamicTarget{};
         auto [u, frag] = uri::split_fragment(*uri::resolve(at.base, v.text));  // resolved by ref_to
         const Json* da = target->type == Json::Type::Object ? target->get("$dynamicAnchor") : nullptr;
         if (!frag.empty() && frag[0] != '/' && da && da->type == Json::Type::String && da->text == frag) {
-          x.dynamic = true;
-          x.anchor = frag;
+          x.payload = DynamicTarget{true, std::string(frag)};
           P.dynamic = true;
         }
         kws.push_back(std::move(x));
@@ -185,55 +163,55 @@ void Compiler::compile_node(uint32_t n) {
         Keyword x = kw(Op::RecursiveRef, k, &v);
         x.kids.push_back(node_for(target));
         const Json* ra = target->type == Json::Type::Object ? target->get("$recursiveAnchor") : nullptr;
-        if (ra && ra->type == Json::Type::Bool && ra->boolean) {
-          x.dynamic = true;
-          P.dynamic = true;
-        }
+        const bool dynamic = ra && ra->type == Json::Type::Bool && ra->boolean;
+        x.payload = DynamicTarget{dynamic, {}};
+        P.dynamic = P.dynamic || dynamic;
         kws.push_back(std::move(x));
       } else if (k == "type") {
         Keyword x = kw(Op::Type, k, &v);
+        auto& mask = x.payload.emplace<TypeMask>();
         auto add = [&](const Json& t) {
           uint8_t b = t.type == Json::Type::String ? type_bit(t.text) : 0;
           if (!b) error("unknown type " + t.dump(), at, k);
-          x.types |= b;
+          mask.types |= b;
         };
         if (v.type == Json::Type::Array)
           for (auto& t : v.arr) add(t);
         else
           add(v);
-        x.exclusive = d == Dialect::Draft4;  // there, 1.0 is a number but not an integer
+        mask.draft4 = d == Dialect::Draft4;
         kws.push_back(std::move(x));
       } else if (k == "enum") {
         if (v.type != Json::Type::Array) error("'enum' must be an array", at, k);
         Keyword x = kw(Op::Enum, k, &v);
-        for (auto& c : v.arr) x.consts.push_back(&c);
-        if (x.consts.size() > kLinearEnum) {
-          for (uint32_t i = 0; i < x.consts.size(); ++i)
-            x.const_hashes.emplace_back(json_hash<JsonView>({}, x.consts[i], 0, opt.limits.max_instance_depth), i);
-          std::sort(x.const_hashes.begin(), x.const_hashes.end());
+        auto& c = x.payload.emplace<Constants>();
+        for (auto& e : v.arr) c.values.push_back(&e);
+        if (c.values.size() > kLinearEnum) {
+          for (uint32_t i = 0; i < c.values.size(); ++i)
+            c.hashes.emplace_back(json_hash<JsonView>({}, c.values[i], 0, opt.limits.max_instance_depth), i);
+          std::sort(c.hashes.begin(), c.hashes.end());
         }
         kws.push_back(std::move(x));
       } else if (k == "const" && d >= Dialect::Draft6) {
         Keyword x = kw(Op::Const, k, &v);
-        x.consts.push_back(&v);
+        x.payload = Constants{{&v}, {}};
         kws.push_back(std::move(x));
       } else if (k == "multipleOf") {
         Keyword x = kw(Op::MultipleOf, k, &v);
-        x.num = number_of(v, at, k);
-        if (compare(x.num, Num{}) <= 0) error("'multipleOf' must be greater than 0", at, k);
+        x.payload = NumberLimit{number_of(v, at, k), false};
+        if (compare(x.as<NumberLimit>().num, Num{}) <= 0) error("'multipleOf' must be greater than 0", at, k);
         kws.push_back(std::move(x));
       } else if (k == "maximum" || k == "minimum") {
         Keyword x = kw(k == "maximum" ? Op::Maximum : Op::Minimum, k, &v);
-        x.num = number_of(v, at, k);
+        auto& limit = x.payload.emplace<NumberLimit>(NumberLimit{number_of(v, at, k), false});
         if (d == Dialect::Draft4) {
           const Json* e = j->get(k == "maximum" ? "exclusiveMaximum" : "exclusiveMinimum");
-          x.exclusive = e && e->type == Json::Type::Bool && e->boolean;
+          limit.exclusive = e && e->type == Json::Type::Bool && e->boolean;
         }
         kws.push_back(std::move(x));
       } else if ((k == "exclusiveMaximum" || k == "exclusiveMinimum") && d >= Dialect::Draft6) {
         Keyword x = kw(k == "exclusiveMaximum" ? Op::Maximum : Op::Minimum, k, &v);
-        x.num = number_of(v, at, k);
-        x.exclusive = true;
+        x.payload = NumberLimit{number_of(v, at, k), true};
         kws.push_back(std::move(x));
       } else if (k == "maxLength" || k == "minLength" || k == "maxItems" || k == "minItems" || k == "maxProperties" ||
                  k == "minProperties") {
@@ -244,18 +222,18 @@ void Compiler::compile_node(uint32_t n) {
                 : k == "maxProperties" ? Op::MaxProperties
                                        : Op::MinProperties;
         Keyword x = kw(op, k, &v);
-        x.count = count_of(v, at, k);
+        x.payload = CountLimit{count_of(v, at, k)};
         kws.push_back(std::move(x));
       } else if (k == "pattern") {
         if (v.type != Json::Type::String) error("'pattern' must be a string", at, k);
         Keyword x = kw(Op::Pattern, k, &v);
-        x.regex = regex(v.text, at, k);
+        x.payload = PatternMatch{regex(v.text, at, k)};
         kws.push_back(std::move(x));
       } else if (k == "format") {
         if ((opt.formats || at.format_assertion) && v.type == Json::Type::String) {
           if (auto f = formats::find(v.text)) {
             Keyword x = kw(Op::Format, k, &v);
-            x.format = f;
+            x.payload = FormatCheck{f};
             kws.push_back(std::move(x));
           }
         }
@@ -267,14 +245,14 @@ void Compiler::compile_node(uint32_t n) {
           kws.push_back(std::move(x));
           if (const Json* ai = j->get("additionalItems")) {
             Keyword y = kw(Op::RestItems, "additionalItems", ai);
-            y.count = v.arr.size();
+            y.payload = ItemsFrom{v.arr.size()};
             y.kids.push_back(child(ai, at, {PathTok::of("additionalItems")}));
             kws.push_back(std::move(y));
           }
         } else {
           Keyword x = kw(Op::RestItems, k, &v);
           const Json* pi = d >= Dialect::Draft202012 ? j->get("prefixItems") : nullptr;
-          x.count = pi && pi->type == Json::Type::Array ? pi->arr.size() : 0;
+          x.payload = ItemsFrom{pi && pi->type == Json::Type::Array ? pi->arr.size() : 0};
           x.kids.push_back(child(&v, at, {PathTok::of(k)}));
           kws.push_back(std::move(x));
         }
@@ -287,11 +265,11 @@ void Compiler::compile_node(uint32_t n) {
       } else if (k == "contains" && d >= Dialect::Draft6) {
         Keyword x = kw(Op::Contains, k, &v);
         x.kids.push_back(child(&v, at, {PathTok::of(k)}));
-        x.count = 1;
-        x.annotate = d >= Dialect::Draft202012;
+        auto& count = x.payload.emplace<ContainsCount>();
+        count.annotate = d >= Dialect::Draft202012;
         if (d >= Dialect::Draft201909 && !at.no_validation) {
-          if (const Json* mn = j->get("minContains")) x.count = count_of(*mn, at, "minContains");
-          if (const Json* mx = j->get("maxContains")) x.max = (int64_t)count_of(*mx, at, "maxContains");
+          if (const Json* mn = j->get("minContains")) count.min = count_of(*mn, at, "minContains");
+          if (const Json* mx = j->get("maxContains")) count.max = (int64_t)count_of(*mx, at, "maxContains");
         }
         kws.push_back(std::move(x));
       } else if (k == "uniqueItems") {
@@ -302,23 +280,24 @@ void Compiler::compile_node(uint32_t n) {
           continue;
         }
         Keyword x = kw(Op::Required, k, &v);
+        auto& names = x.payload.emplace<KeyList>();
         for (auto& r : v.arr) {
           if (r.type != Json::Type::String) error("'required' must list strings", at, k);
-          x.keys.push_back(key_id(r.text));
+          names.keys.push_back(key_id(r.text));
         }
-        if (!x.keys.empty()) kws.push_back(std::move(x));
+        if (!names.keys.empty()) kws.push_back(std::move(x));
       } else if (k == "properties" || k == "patternProperties" || k == "additionalProperties") {
         if (props_at < 0) props_at = (int)kws.size();
         if (k == "additionalProperties") {
-          props.additional = child(&v, at, {PathTok::of(k)});
+          table.additional = child(&v, at, {PathTok::of(k)});
         } else {
           if (v.type != Json::Type::Object) error("'" + std::string(k) + "' must be an object", at, k);
           for (auto& [pk, pv] : v.obj) {
             uint32_t c = child(&pv, at, {PathTok::of(k), PathTok::of(pk)});
             if (k == "properties")
-              props.props.emplace_back(key_id(pk), c);
+              table.props.emplace_back(key_id(pk), c);
             else
-              props.patterns.emplace_back(regex(pk, at, k), c);
+              table.patterns.emplace_back(regex(pk, at, k), c);
           }
         }
       } else if (k == "propertyNames" && d >= Dialect::Draft6) {
@@ -329,6 +308,8 @@ void Compiler::compile_node(uint32_t n) {
         if (d < Dialect::Draft201909 && k != "dependencies") continue;
         if (v.type != Json::Type::Object) error("'" + std::string(k) + "' must be an object", at, k);
         Keyword req = kw(Op::DependentRequired, k, &v), sch = kw(Op::DependentSchemas, k, &v);
+        auto& deps_of = req.payload.emplace<KeyDependencies>();
+        auto& schema_keys = sch.payload.emplace<KeyList>();
         for (auto& [dk, dv] : v.obj) {
           if (dv.type == Json::Type::Array && k != "dependentSchemas") {
             std::vector<uint32_t> deps;
@@ -336,21 +317,22 @@ void Compiler::compile_node(uint32_t n) {
               if (s.type != Json::Type::String) error("dependencies must list strings", at, k);
               deps.push_back(key_id(s.text));
             }
-            req.keys.push_back(key_id(dk));
-            req.dep_keys.push_back(std::move(deps));
+            deps_of.keys.push_back(key_id(dk));
+            deps_of.required.push_back(std::move(deps));
           } else if (k != "dependentRequired") {
-            sch.keys.push_back(key_id(dk));
+            schema_keys.keys.push_back(key_id(dk));
             sch.kids.push_back(child(&dv, at, {PathTok::of(k), PathTok::of(dk)}));
           } else {
             error("'dependentRequired' values must be arrays", at, k);
           }
         }
-        if (!req.keys.empty()) kws.push_back(std::move(req));
-        if (!sch.keys.empty()) kws.push_back(std::move(sch));
+        if (!deps_of.keys.empty()) kws.push_back(std::move(req));
+        if (!schema_keys.keys.empty()) kws.push_back(std::move(sch));
       } else if (k == "allOf" || k == "anyOf" || k == "oneOf") {
         if (v.type != Json::Type::Array || v.arr.empty())
           error("'" + std::string(k) + "' must be a non-empty array", at, k);
         Keyword x = kw(k == "allOf" ? Op::AllOf : k == "anyOf" ? Op::AnyOf : Op::OneOf, k, &v);
+        if (x.op != Op::AllOf) x.payload = Branches{};
         for (size_t i = 0; i < v.arr.size(); ++i)
           x.kids.push_back(child(&v.arr[i], at, {PathTok::of(k), PathTok::at(i)}));
         kws.push_back(std::move(x));
@@ -363,8 +345,9 @@ void Compiler::compile_node(uint32_t n) {
         const Json* el = j->get("else");
         Keyword x = kw(Op::IfThenElse, k, &v);
         x.kids.push_back(child(&v, at, {PathTok::of(k)}));
-        if (th) x.then_node = child(th, at, {PathTok::of("then")});
-        if (el) x.else_node = child(el, at, {PathTok::of("else")});
+        auto& branches = x.payload.emplace<Conditional>();
+        if (th) branches.then_node = child(th, at, {PathTok::of("then")});
+        if (el) branches.else_node = child(el, at, {PathTok::of("else")});
         kws.push_back(std::move(x));
       } else if ((k == "unevaluatedItems" || k == "unevaluatedProperties") && d >= Dialect::Draft201909) {
         Keyword x = kw(k == "unevaluatedItems" ? Op::UnevaluatedItems : Op::UnevaluatedProperties, k, &v);
@@ -375,31 +358,32 @@ void Compiler::compile_node(uint32_t n) {
     }
     if (props_at >= 0) {
       size_t cap = 2;
-      while (cap < props.props.size() * 2) cap *= 2;
-      props.slots.assign(cap, -1);
-      for (size_t i = 0; i < props.props.size(); ++i) {
-        uint64_t h = P.key_hashes[props.props[i].first];
+      while (cap < table.props.size() * 2) cap *= 2;
+      table.slots.assign(cap, -1);
+      for (size_t i = 0; i < table.props.size(); ++i) {
+        uint64_t h = P.key_hashes[table.props[i].first];
         size_t s = h & (cap - 1);
-        while (props.slots[s] >= 0) s = (s + 1) & (cap - 1);
-        props.slots[s] = (int32_t)i;
-        props.prop_lengths |= uint64_t{1} << (P.keys[props.props[i].first].size() & 63);
+        while (table.slots[s] >= 0) s = (s + 1) & (cap - 1);
+        table.slots[s] = (int32_t)i;
+        table.lengths |= uint64_t{1} << (P.keys[table.props[i].first].size() & 63);
       }
       // Required names that are declared properties are checked by the same lookups.
-      props.prop_required.assign(props.props.size(), 0);
+      table.required.assign(table.props.size(), 0);
       for (auto it = kws.begin(); it != kws.end(); ++it) {
         if (it->op != Op::Required) continue;
         std::vector<uint32_t> rest;
-        for (uint32_t key : it->keys) {
-          auto pos = std::find_if(props.props.begin(), props.props.end(), [&](auto& p) { return p.first == key; });
-          if (pos == props.props.end()) {
+        auto& names = it->as<KeyList>().keys;
+        for (uint32_t key : names) {
+          auto pos = std::find_if(table.props.begin(), table.props.end(), [&](auto& p) { return p.first == key; });
+          if (pos == table.props.end()) {
             rest.push_back(key);
-          } else if (!props.prop_required[pos - props.props.begin()]) {
-            props.prop_required[pos - props.props.begin()] = ++props.n_required;
-            props.required_value = it->value;
+          } else if (!table.required[pos - table.props.begin()]) {
+            table.required[pos - table.props.begin()] = ++table.n_required;
+            table.required_value = it->value;
           }
         }
-        it->keys = std::move(rest);
-        if (it->keys.empty()) {
+        names = std::move(rest);
+        if (names.empty()) {
           if ((int)(it - kws.begin()) < props_at) --props_at;
           kws.erase(it);
         }
@@ -412,8 +396,8 @@ void Compiler::compile_node(uint32_t n) {
   std::stable_partition(kws.begin(), kws.end(), [](const Keyword& k) { return is_simple(k.op); });
   // `type` moves into the node: checked first, without a keyword dispatch.
   for (auto it = kws.begin(); it != kws.end(); ++it) {
-    if (it->op == Op::Type && !it->exclusive) {
-      node.types = it->types;
+    if (it->op == Op::Type && !it->as<TypeMask>().draft4) {
+      node.types = it->as<TypeMask>().types;
       node.type_value = it->value;
       kws.erase(it);
       break;

@@ -9,7 +9,7 @@
 namespace mcp_native::schema {
 namespace {
 
-// Keyword::by_kind holds branch indices as int16_t: longer anyOf/oneOf go without the shortcut.
+// Branches::by_kind holds branch indices as int16_t: longer anyOf/oneOf go without the shortcut.
 constexpr size_t kMaxBranchIndex = std::numeric_limits<int16_t>::max();
 
 }  // namespace
@@ -21,14 +21,16 @@ void Compiler::resolve_outermost_dynamic_refs(uint32_t root) {
   const auto& anchors = P.resources[P.nodes[root].resource].dynamic_anchors;
   bool dynamic = false;
   for (Keyword& k : P.keywords) {
-    if (!k.dynamic) continue;
-    auto it = k.op == Op::DynamicRef ? anchors.find(k.anchor) : anchors.end();
+    if (k.op != Op::DynamicRef && k.op != Op::RecursiveRef) continue;
+    auto& target = k.as<DynamicTarget>();
+    if (!target.dynamic) continue;
+    auto it = k.op == Op::DynamicRef ? anchors.find(target.anchor) : anchors.end();
     if (it == anchors.end()) {
       dynamic = true;
       continue;
     }
     k.kids[0] = it->second;
-    k.dynamic = false;
+    target.dynamic = false;
   }
   P.dynamic = dynamic;
 }
@@ -55,16 +57,19 @@ void Compiler::check_cycles() {
         case Op::OneOf:
         case Op::Not:
         case Op::DependentSchemas: edges[n].insert(edges[n].end(), k.kids.begin(), k.kids.end()); break;
-        case Op::IfThenElse:
+        case Op::IfThenElse: {
           edges[n].push_back(k.kids[0]);
-          if (k.then_node >= 0) edges[n].push_back((uint32_t)k.then_node);
-          if (k.else_node >= 0) edges[n].push_back((uint32_t)k.else_node);
+          const auto& c = k.as<Conditional>();
+          if (c.then_node >= 0) edges[n].push_back((uint32_t)c.then_node);
+          if (c.else_node >= 0) edges[n].push_back((uint32_t)c.else_node);
           break;
+        }
         case Op::DynamicRef:
         case Op::RecursiveRef: {
           edges[n].push_back(k.kids[0]);
-          if (!k.dynamic) break;
-          auto& more = k.op == Op::DynamicRef ? by_anchor[k.anchor] : recursive_roots;
+          const auto& target = k.as<DynamicTarget>();
+          if (!target.dynamic) break;
+          auto& more = k.op == Op::DynamicRef ? by_anchor[target.anchor] : recursive_roots;
           edges[n].insert(edges[n].end(), more.begin(), more.end());
           break;
         }
@@ -114,11 +119,14 @@ void Compiler::skip_pure_refs() {
   };
   for (auto& k : P.keywords) {
     for (auto& c : k.kids) fix(c);
-    for (auto& pr : k.props) fix(pr.second);
-    for (auto& pt : k.patterns) fix(pt.second);
-    fix64(k.additional);
-    fix64(k.then_node);
-    fix64(k.else_node);
+    if (auto* t = std::get_if<PropertyTable>(&k.payload)) {
+      for (auto& pr : t->props) fix(pr.second);
+      for (auto& pt : t->patterns) fix(pt.second);
+      fix64(t->additional);
+    } else if (auto* c = std::get_if<Conditional>(&k.payload)) {
+      fix64(c->then_node);
+      fix64(c->else_node);
+    }
   }
   nodes_[node_json_[0]] = target(nodes_.at(node_json_[0]));
 }
@@ -126,53 +134,59 @@ void Compiler::skip_pure_refs() {
 void Compiler::find_discriminators() {
   for (auto& node : P.nodes) {
     if (node.boolean >= 0) continue;
-    const Keyword* props = nullptr;
+    const PropertyTable* props = nullptr;
     std::vector<uint32_t> required;
     for (uint32_t i = node.first; i < node.first + node.count; ++i) {
       const Keyword& k = P.keywords[i];
       if (k.op == Op::Props) {
-        props = &k;
-        for (size_t j = 0; j < k.props.size(); ++j)
-          if (k.prop_required[j]) required.push_back(k.props[j].first);
+        props = &k.as<PropertyTable>();
+        for (size_t j = 0; j < props->props.size(); ++j)
+          if (props->required[j]) required.push_back(props->props[j].first);
       }
-      if (k.op == Op::Required) required.insert(required.end(), k.keys.begin(), k.keys.end());
+      if (k.op == Op::Required) {
+        const auto& names = k.as<KeyList>().keys;
+        required.insert(required.end(), names.begin(), names.end());
+      }
     }
     if (!props) continue;
     for (auto [key, kid] : props->props) {
       const Node& c = P.nodes[kid];
-      const Keyword* pin = nullptr;
+      const Constants* pin = nullptr;
       for (uint32_t i = c.first; c.boolean < 0 && i < c.first + c.count; ++i) {
         const Keyword& k = P.keywords[i];
-        if ((k.op == Op::Const || k.op == Op::Enum) && k.consts.size() <= 16 &&
-            std::all_of(k.consts.begin(), k.consts.end(), [](const Json* x) { return x->type == Json::Type::String; }))
-          pin = &k;
+        if (k.op != Op::Const && k.op != Op::Enum) continue;
+        const auto& values = k.as<Constants>().values;
+        if (values.size() <= 16 &&
+            std::all_of(values.begin(), values.end(), [](const Json* x) { return x->type == Json::Type::String; }))
+          pin = &k.as<Constants>();
       }
       if (!pin) continue;
       node.disc_key = (int32_t)key;
-      for (const Json* x : pin->consts) node.disc_values.push_back(x->text);
+      for (const Json* x : pin->values) node.disc_values.push_back(x->text);
       node.disc_required = std::find(required.begin(), required.end(), key) != required.end();
       break;
     }
   }
   for (auto& k : P.keywords) {
     if (k.op != Op::AnyOf && k.op != Op::OneOf) continue;
+    auto& b = k.as<Branches>();
     for (uint32_t kid : k.kids)
       if (P.nodes[kid].disc_key >= 0) {
-        k.disc_key = P.nodes[kid].disc_key;
+        b.disc_key = P.nodes[kid].disc_key;
         break;
       }
-    if (k.disc_key < 0) continue;
+    if (b.disc_key < 0) continue;
     for (uint32_t i = 0; i < k.kids.size(); ++i) {
       const Node& c = P.nodes[k.kids[i]];
-      if (c.disc_key != k.disc_key)
-        k.disc_rest.push_back(i);
+      if (c.disc_key != b.disc_key)
+        b.disc_rest.push_back(i);
       else
-        for (std::string_view s : c.disc_values) k.disc_table.emplace_back(s, i);
+        for (std::string_view s : c.disc_values) b.disc_table.emplace_back(s, i);
     }
-    std::sort(k.disc_table.begin(), k.disc_table.end(), [](const auto& a, const auto& b) {
-      return a.first != b.first ? shorter_or_less(a.first, b.first) : a.second < b.second;
+    std::sort(b.disc_table.begin(), b.disc_table.end(), [](const auto& x, const auto& y) {
+      return x.first != y.first ? shorter_or_less(x.first, y.first) : x.second < y.second;
     });
-    k.disc_table.erase(std::unique(k.disc_table.begin(), k.disc_table.end()), k.disc_table.end());
+    b.disc_table.erase(std::unique(b.disc_table.begin(), b.disc_table.end()), b.disc_table.end());
   }
 }
 
@@ -213,8 +227,11 @@ void Compiler::shortcut_optional_values() {
 void Compiler::drop_true_additional() {
   for (const Node& node : P.nodes)
     if (node.tracks) return;
-  for (Keyword& k : P.keywords)
-    if (k.op == Op::Props && k.additional >= 0 && P.nodes[k.additional].boolean == 1) k.additional = -1;
+  for (Keyword& k : P.keywords) {
+    if (k.op != Op::Props) continue;
+    auto& t = k.as<PropertyTable>();
+    if (t.additional >= 0 && P.nodes[t.additional].boolean == 1) t.additional = -1;
+  }
 }
 
 // The fast paths of each node, from its compiled keywords: its Shape with that shape's payload,
@@ -231,7 +248,7 @@ void Compiler::mark_fast_paths() {
     for (uint32_t i = node.first; i < node.first + node.count; ++i) {
       const Keyword& k = P.keywords[i];
       node.walkable &= is_simple(k.op) || k.op == Op::PrefixItems || k.op == Op::RestItems ||
-                       (k.op == Op::Props && k.patterns.empty());
+                       (k.op == Op::Props && k.as<PropertyTable>().patterns.empty());
       if (k.op == Op::Props) node.props = (int32_t)i;
       node.self_checks |= is_simple(k.op);
     }
@@ -260,10 +277,10 @@ void Compiler::mark_fast_paths() {
     for (uint32_t i = node.first; i < node.first + node.count; ++i) {
       const Keyword& k = P.keywords[i];
       if (k.op == Op::MinItems)
-        lo = std::max(lo, k.count);
+        lo = std::max(lo, k.as<CountLimit>().count);
       else if (k.op == Op::MaxItems)
-        hi = std::min(hi, k.count);
-      else if (k.op == Op::RestItems && k.count == 0 && P.nodes[k.kids[0]].only_types && !item_types)
+        hi = std::min(hi, k.as<CountLimit>().count);
+      else if (k.op == Op::RestItems && k.as<ItemsFrom>().start == 0 && P.nodes[k.kids[0]].only_types && !item_types)
         item_types = P.nodes[k.kids[0]].only_types;
       else {
         item_types = 0;
@@ -302,13 +319,13 @@ void Compiler::bound_leaf(Node& node) {
   for (uint32_t i = node.first; i < node.first + node.count; ++i) {
     const Keyword& k = P.keywords[i];
     if (k.op == Op::MinLength) {
-      b.min_length = std::max(b.min_length, k.count);
+      b.min_length = std::max(b.min_length, k.as<CountLimit>().count);
     } else if (k.op == Op::MaxLength) {
-      b.max_length = std::min(b.max_length, k.count);
-    } else if ((k.op == Op::Minimum || k.op == Op::Maximum) && k.num.kind == Num::Int) {
+      b.max_length = std::min(b.max_length, k.as<CountLimit>().count);
+    } else if ((k.op == Op::Minimum || k.op == Op::Maximum) && k.as<NumberLimit>().num.kind == Num::Int) {
       const bool min = k.op == Op::Minimum;
-      int64_t x = k.num.int64;
-      if (k.exclusive) {
+      int64_t x = k.as<NumberLimit>().num.int64;
+      if (k.as<NumberLimit>().exclusive) {
         if (x == (min ? INT64_MAX : INT64_MIN)) return;  // no int64 beyond it: left to check()
         x += min ? 1 : -1;
       }
@@ -353,15 +370,17 @@ void Compiler::branches_by_kind() {
       for (int kind = 0; kind < 6; ++kind)
         if (m >> kind & 1) ++count[kind], only[kind] = (int16_t)i;
     }
-    for (int kind = 0; kind < 6; ++kind) k.by_kind[kind] = count[kind] == 0 ? -2 : count[kind] == 1 ? only[kind] : -1;
+    auto& by_kind = k.as<Branches>().by_kind;
+    for (int kind = 0; kind < 6; ++kind) by_kind[kind] = count[kind] == 0 ? -2 : count[kind] == 1 ? only[kind] : -1;
   }
   // A node that is nothing but such a keyword goes straight to the branch (not with dynamic
   // references: the node may open a resource of the dynamic scope).
   for (auto& node : P.nodes) {
     if (P.dynamic || node.boolean >= 0 || node.tracks || node.types || node.count != 1) continue;
     const Keyword& k = P.keywords[node.first];
-    if ((k.op == Op::AnyOf || k.op == Op::OneOf) &&
-        std::any_of(k.by_kind.begin(), k.by_kind.end(), [](int16_t b) { return b >= 0; }))
+    if (k.op != Op::AnyOf && k.op != Op::OneOf) continue;
+    const auto& by_kind = k.as<Branches>().by_kind;
+    if (std::any_of(by_kind.begin(), by_kind.end(), [](int16_t b) { return b >= 0; }))
       node.select = (int32_t)node.first;
   }
 }

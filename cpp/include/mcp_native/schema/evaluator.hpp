@@ -138,7 +138,7 @@ class Evaluator {
         if (V::kind(env_, v) == Kind::Null) return -1;
         si = (uint32_t)n.or_null;
       } else if (n.select >= 0) {
-        const int16_t only = P.keywords[n.select].by_kind[(size_t)V::kind(env_, v)];
+        const int16_t only = P.keywords[n.select].as<Branches>().by_kind[(size_t)V::kind(env_, v)];
         if (only < 0) return only == -2 ? int64_t{-2} : int64_t{si};
         si = P.keywords[n.select].kids[only];
       } else {
@@ -156,20 +156,20 @@ class Evaluator {
     }
     return true;
   }
-  /// The subschema that member `key` must satisfy under kw (a walkable node's `properties`
+  /// The subschema that member `key` must satisfy under t (a walkable node's `properties`
   /// keyword): -1 when none applies, -2 when the member is not allowed. Marks required members
   /// in `required_seen`; `next` is 0 at the first member (members usually come in the order of
   /// the declaration, which makes their lookup a compare).
-  int64_t member_schema(const Keyword& kw, std::string_view key, size_t& next, uint64_t& required_seen) {
-    int64_t slot = declared(kw, key, next, required_seen);
-    if (slot >= 0) return kw.props[slot].second;
-    if (kw.additional < 0) return -1;
-    return P.nodes[kw.additional].boolean == 0 ? -2 : kw.additional;
+  int64_t member_schema(const PropertyTable& t, std::string_view key, size_t& next, uint64_t& required_seen) {
+    int64_t slot = declared(t, key, next, required_seen);
+    if (slot >= 0) return t.props[slot].second;
+    if (t.additional < 0) return -1;
+    return P.nodes[t.additional].boolean == 0 ? -2 : t.additional;
   }
   /// member_schema() of a member that the caller knows is declared property `next` (e.g. by
   /// the identity of interned names): the same bookkeeping without comparing the name.
-  uint32_t next_member_schema(const Keyword& kw, size_t& next, uint64_t& required_seen) {
-    return kw.props[take(kw, next, next, required_seen)].second;
+  uint32_t next_member_schema(const PropertyTable& t, size_t& next, uint64_t& required_seen) {
+    return t.props[take(t, next, next, required_seen)].second;
   }
   /// v, of kind k, has one of the `types` (TypeBit mask); with strict_int (draft-04) only a
   /// written integer is an `integer`. One mask test: only a number that `number` does not
@@ -179,18 +179,18 @@ class Evaluator {
     if (types & kBit[(size_t)k]) return true;
     return k == Kind::Number && (types & kInteger) && is_int(strict_int, v);
   }
-  /// After a walk over the members of v: every required property of kw (a `properties`
+  /// After a walk over the members of v: every required property of t (a `properties`
   /// keyword) is present (reports those that are not).
-  bool required_present(const Keyword& kw, Value v, uint64_t required_seen) {
-    const uint64_t all = kw.n_required >= 64 ? ~uint64_t{0} : (uint64_t{1} << kw.n_required) - 1;
-    if (kw.n_required <= 64 && required_seen == all) return true;
+  bool required_present(const PropertyTable& t, Value v, uint64_t required_seen) {
+    const uint64_t all = t.n_required >= 64 ? ~uint64_t{0} : (uint64_t{1} << t.n_required) - 1;
+    if (t.n_required <= 64 && required_seen == all) return true;
     bool ok = true;
     Value x{};
-    for (size_t i = 0; i < kw.props.size(); ++i) {
-      if (kw.prop_required[i] && !V::find(env_, v, P, kw.props[i].first, x)) {
+    for (size_t i = 0; i < t.props.size(); ++i) {
+      if (t.required[i] && !V::find(env_, v, P, t.props[i].first, x)) {
         ok = false;
         if (!collecting()) break;
-        fail_named("required", kw.required_value, v, {P.keys[kw.props[i].first]});
+        fail_named("required", t.required_value, v, {P.keys[t.props[i].first]});
       }
     }
     return ok;
@@ -238,7 +238,8 @@ class Evaluator {
   [[gnu::noinline]] bool selected(const Node& n, uint32_t si, Value v) {
     const Keyword& kw = P.keywords[n.select];
     Kind k = V::kind(env_, v);
-    if (int16_t only = kw.by_kind[(size_t)k]; only != -1) return only >= 0 && branch(kw.kids[only], k, v, nullptr);
+    const int16_t only = kw.as<Branches>().by_kind[(size_t)k];
+    if (only != -1) return only >= 0 && branch(kw.kids[only], k, v, nullptr);
     return schema(si, v, nullptr);
   }
   bool sub_collect(uint32_t si, Value v, Seg at, std::initializer_list<Seg> spath_toks) {
@@ -399,7 +400,7 @@ class Evaluator {
   uint32_t dynamic_target(const Keyword& kw) {
     if (kw.op == Op::DynamicRef) {
       for (uint32_t r : scope) {
-        auto it = P.resources[r].dynamic_anchors.find(kw.anchor);
+        auto it = P.resources[r].dynamic_anchors.find(kw.as<DynamicTarget>().anchor);
         if (it != P.resources[r].dynamic_anchors.end()) return it->second;
       }
       return kw.kids[0];
@@ -415,21 +416,8 @@ class Evaluator {
   }
 
   bool keyword(const Keyword& kw, Kind k, Value v, Annot* an) {
+    if (is_simple(kw.op)) return check(kw, k, v);
     switch (kw.op) {
-      case Op::Type:
-      case Op::Enum:
-      case Op::Const:
-      case Op::MultipleOf:
-      case Op::Minimum:
-      case Op::Maximum:
-      case Op::MinLength:
-      case Op::MaxLength:
-      case Op::Pattern:
-      case Op::Format:
-      case Op::MinItems:
-      case Op::MaxItems:
-      case Op::MinProperties:
-      case Op::MaxProperties: return check(kw, k, v);
       case Op::PrefixItems:
       case Op::RestItems: return items(kw, k, v, an);
       case Op::Props: return props(kw, k, v, an);
@@ -440,52 +428,54 @@ class Evaluator {
   // MinLength/MaxLength of a string.
   bool length_ok(const Keyword& kw, Value v) {
     const bool min = kw.op == Op::MinLength;
+    const uint64_t count = kw.as<CountLimit>().count;
     if constexpr (V::kUtf8Strings) {
       // b UTF-8 bytes hold between b/4 and b code points: most bounds hold or fail uncounted.
       size_t b = V::str(env_, v).size();
-      if (min ? b / 4 >= kw.count : b <= kw.count) return true;
-      if (min && b < kw.count) return false;
+      if (min ? b / 4 >= count : b <= count) return true;
+      if (min && b < count) return false;
     }
     size_t n = V::str_len(v);
-    return min ? n >= kw.count : n <= kw.count;
+    return min ? n >= count : n <= count;
   }
 
   // Keywords that look at the value itself.
   bool check(const Keyword& kw, Kind k, Value v) {
     switch (kw.op) {
       case Op::Type:
-        if (is_type(kw.types, kw.exclusive, k, v)) return true;
+        if (is_type(kw.as<TypeMask>().types, kw.as<TypeMask>().draft4, k, v)) return true;
         fail(kw, v);
         return false;
       case Op::Enum:
-      case Op::Const:                    // (one constant)
-        if (!kw.const_hashes.empty()) {  // an enum of many values
+      case Op::Const: {  // (one constant)
+        const auto& [values, hashes] = kw.as<Constants>();
+        if (!hashes.empty()) {  // an enum of many values
           uint64_t h = json_hash<V>(env_, v, 0, P.limits.max_instance_depth);
-          auto it =
-              std::lower_bound(kw.const_hashes.begin(), kw.const_hashes.end(), std::pair<uint64_t, uint32_t>{h, 0});
-          for (; it != kw.const_hashes.end() && it->first == h; ++it)
-            if (json_equal<V, JsonView>(env_, v, {}, kw.consts[it->second], 0, P.limits.max_instance_depth))
-              return true;
+          auto it = std::lower_bound(hashes.begin(), hashes.end(), std::pair<uint64_t, uint32_t>{h, 0});
+          for (; it != hashes.end() && it->first == h; ++it)
+            if (json_equal<V, JsonView>(env_, v, {}, values[it->second], 0, P.limits.max_instance_depth)) return true;
         } else if (k == Kind::String) {  // a string only equals a string: compare the text alone
           std::string_view s = V::str(env_, v);
-          for (const Json* c : kw.consts)
+          for (const Json* c : values)
             if (c->type == Json::Type::String && same_text(c->text, s)) return true;
         } else {
-          for (const Json* c : kw.consts)
+          for (const Json* c : values)
             if (json_equal<V, JsonView>(env_, v, {}, c, 0, P.limits.max_instance_depth)) return true;
         }
         fail(kw, v);
         return false;
+      }
       case Op::MultipleOf:
-        if (k != Kind::Number || is_multiple(V::num(env_, v), kw.num)) return true;
+        if (k != Kind::Number || is_multiple(V::num(env_, v), kw.as<NumberLimit>().num)) return true;
         fail(kw, v);
         return false;
       case Op::Minimum:
       case Op::Maximum: {
         if (k != Kind::Number) return true;
-        int c = compare(V::num(env_, v), kw.num);
+        const auto& limit = kw.as<NumberLimit>();
+        int c = compare(V::num(env_, v), limit.num);
         if (kw.op == Op::Maximum) c = -c;
-        if (kw.exclusive ? c > 0 : c >= 0) return true;
+        if (limit.exclusive ? c > 0 : c >= 0) return true;
         fail(kw, v);
         return false;
       }
@@ -496,18 +486,19 @@ class Evaluator {
         return false;
       }
       case Op::Pattern:
-        if (k != Kind::String || search(kw.regex, V::str(env_, v))) return true;
+        if (k != Kind::String || search(kw.as<PatternMatch>().regex, V::str(env_, v))) return true;
         fail(kw, v);
         return false;
       case Op::Format:
-        if (k != Kind::String || kw.format(V::str(env_, v))) return true;
+        if (k != Kind::String || kw.as<FormatCheck>().check(V::str(env_, v))) return true;
         fail(kw, v);
         return false;
       case Op::MinItems:
       case Op::MaxItems: {
         if (k != Kind::Array) return true;
         size_t n = V::arr_size(v);
-        if (kw.op == Op::MinItems ? n >= kw.count : n <= kw.count) return true;
+        const uint64_t count = kw.as<CountLimit>().count;
+        if (kw.op == Op::MinItems ? n >= count : n <= count) return true;
         fail(kw, v);
         return false;
       }
@@ -515,7 +506,8 @@ class Evaluator {
       case Op::MaxProperties: {
         if (k != Kind::Object) return true;
         size_t n = V::obj_size(v);
-        if (kw.op == Op::MinProperties ? n >= kw.count : n <= kw.count) return true;
+        const uint64_t count = kw.as<CountLimit>().count;
+        if (kw.op == Op::MinProperties ? n >= count : n <= count) return true;
         fail(kw, v);
         return false;
       }
@@ -539,21 +531,22 @@ class Evaluator {
       if (an) an->prefix = std::max<uint64_t>(an->prefix, std::min(n, V::arr_size(v)));
       return ok;
     }
-    if (V::arr_size(v) <= kw.count) return true;
+    const uint64_t start = kw.as<ItemsFrom>().start;
+    if (V::arr_size(v) <= start) return true;
     bool ok = true;
     const uint32_t kid = kw.kids[0];
     const Node& child = P.nodes[kid];
     if (child.boolean == 0) {  // one error listing the extra items, like the reference
-      if (collecting()) fail(kw, v, {std::to_string(V::arr_size(v) - kw.count)});
+      if (collecting()) fail(kw, v, {std::to_string(V::arr_size(v) - start)});
       return false;
     }
     if (child.only_types && !collecting() && !an) {  // e.g. arrays of numbers
       return V::arr_each(env_, v, [&](size_t i, Value x) {
-        return i < kw.count || is_type(child.only_types, false, V::kind(env_, x), x);
+        return i < start || is_type(child.only_types, false, V::kind(env_, x), x);
       });
     }
     V::arr_each(env_, v, [&](size_t i, Value x) {
-      if (i < kw.count) return true;
+      if (i < start) return true;
       if (!sub(kid, x, Seg::at(i), {Seg::of(kw.name)})) {
         ok = false;
         return collecting();
@@ -588,16 +581,17 @@ class Evaluator {
       case Op::Contains: {
         if (k != Kind::Array) return true;
         uint64_t matches = 0;
-        const bool track = an && kw.annotate;
+        const auto& [min, max, annotate] = kw.as<ContainsCount>();
+        const bool track = an && annotate;
         V::arr_each(env_, v, [&](size_t i, Value x) {
           Depth d(c_, P.limits.max_instance_depth);
           if (quiet(kw.kids[0], x, nullptr)) {
             ++matches;
             if (track) an->items.push_back(i);
           }
-          return track || kw.max >= 0 || matches < kw.count;
+          return track || max >= 0 || matches < min;
         });
-        if (matches >= kw.count && (kw.max < 0 || matches <= (uint64_t)kw.max)) return true;
+        if (matches >= min && (max < 0 || matches <= (uint64_t)max)) return true;
         fail(kw, v, {std::to_string(matches)});
         return false;
       }
@@ -605,7 +599,7 @@ class Evaluator {
         if (k != Kind::Object) return true;
         bool ok = true;
         Value out{};
-        for (uint32_t key : kw.keys) {
+        for (uint32_t key : kw.as<KeyList>().keys) {
           if (!V::find(env_, v, P, key, out)) {
             ok = false;
             if (!collecting()) return false;
@@ -651,13 +645,14 @@ class Evaluator {
         if (k != Kind::Object) return true;
         bool ok = true;
         Value out{};
-        for (size_t i = 0; i < kw.keys.size(); ++i) {
-          if (!V::find(env_, v, P, kw.keys[i], out)) continue;
-          for (uint32_t dep : kw.dep_keys[i]) {
+        const auto& [keys, required] = kw.as<KeyDependencies>();
+        for (size_t i = 0; i < keys.size(); ++i) {
+          if (!V::find(env_, v, P, keys[i], out)) continue;
+          for (uint32_t dep : required[i]) {
             if (!V::find(env_, v, P, dep, out)) {
               ok = false;
               if (!collecting()) return false;
-              fail(kw, v, {P.keys[dep], P.keys[kw.keys[i]]});
+              fail(kw, v, {P.keys[dep], P.keys[keys[i]]});
             }
           }
         }
@@ -667,9 +662,10 @@ class Evaluator {
         if (k != Kind::Object) return true;
         bool ok = true;
         Value out{};
-        for (size_t i = 0; i < kw.keys.size(); ++i) {
-          if (!V::find(env_, v, P, kw.keys[i], out)) continue;
-          if (!inplace(kw.kids[i], v, an, {Seg::of(kw.name), Seg::of(P.keys[kw.keys[i]])})) {
+        const auto& keys = kw.as<KeyList>().keys;
+        for (size_t i = 0; i < keys.size(); ++i) {
+          if (!V::find(env_, v, P, keys[i], out)) continue;
+          if (!inplace(kw.kids[i], v, an, {Seg::of(kw.name), Seg::of(P.keys[keys[i]])})) {
             ok = false;
             if (!collecting()) return false;
           }
@@ -687,7 +683,7 @@ class Evaluator {
         return ok;
       }
       case Op::AnyOf: {
-        if (int16_t only = kw.by_kind[(size_t)k]; only != -1 && !collecting() && !an)
+        if (int16_t only = kw.as<Branches>().by_kind[(size_t)k]; only != -1 && !collecting() && !an)
           return only >= 0 && branch(kw.kids[only], k, v, nullptr);
         bool ok = false;
         Disc disc = discriminate(kw, k, v);
@@ -706,7 +702,7 @@ class Evaluator {
         return ok;
       }
       case Op::OneOf: {
-        if (int16_t only = kw.by_kind[(size_t)k]; only != -1 && !collecting() && !an)
+        if (int16_t only = kw.as<Branches>().by_kind[(size_t)k]; only != -1 && !collecting() && !an)
           return only >= 0 && branch(kw.kids[only], k, v, nullptr);
         std::vector<std::string> passing;
         size_t n = 0;
@@ -731,16 +727,19 @@ class Evaluator {
         fail(kw, v);
         return false;
       case Op::IfThenElse: {
-        if (kw.then_node < 0 && kw.else_node < 0 && !an) return true;  // only its annotations matter
-        if (branch(kw.kids[0], k, v, an)) {
-          return kw.then_node < 0 || inplace((uint32_t)kw.then_node, v, an, {Seg::of("then")});
-        }
-        return kw.else_node < 0 || inplace((uint32_t)kw.else_node, v, an, {Seg::of("else")});
+        const auto& [then_node, else_node] = kw.as<Conditional>();
+        if (then_node < 0 && else_node < 0 && !an) return true;  // only its annotations matter
+        if (branch(kw.kids[0], k, v, an))
+          return then_node < 0 || inplace((uint32_t)then_node, v, an, {Seg::of("then")});
+        return else_node < 0 || inplace((uint32_t)else_node, v, an, {Seg::of("else")});
       }
       // Like python-jsonschema, schema paths continue through `$ref` without naming it.
       case Op::Ref: return inplace(kw.kids[0], v, an, {});
       case Op::DynamicRef:
-      case Op::RecursiveRef: return inplace(kw.dynamic ? dynamic_target(kw) : kw.kids[0], v, an, {Seg::of(kw.name)});
+      case Op::RecursiveRef: {
+        const uint32_t target = kw.as<DynamicTarget>().dynamic ? dynamic_target(kw) : kw.kids[0];
+        return inplace(target, v, an, {Seg::of(kw.name)});
+      }
       case Op::UnevaluatedItems: {
         if (k != Kind::Array) return true;
         bool ok = true;
@@ -809,20 +808,22 @@ class Evaluator {
   // leaves (those that do not pin it, then those that pin it to this value), as a binary search.
   template <class F>
   void candidates(const Keyword& kw, std::string_view value, F&& f) {
-    for (uint32_t i : kw.disc_rest)
+    const Branches& b = kw.as<Branches>();
+    for (uint32_t i : b.disc_rest)
       if (!f(kw.kids[i])) return;
-    auto it = std::lower_bound(kw.disc_table.begin(), kw.disc_table.end(), value,
+    auto it = std::lower_bound(b.disc_table.begin(), b.disc_table.end(), value,
                                [](const auto& e, std::string_view s) { return shorter_or_less(e.first, s); });
-    for (; it != kw.disc_table.end() && same_text(it->first, value); ++it)
+    for (; it != b.disc_table.end() && same_text(it->first, value); ++it)
       if (!f(kw.kids[it->second])) return;
   }
 
   Disc discriminate(const Keyword& kw, Kind k, Value v) {
     Disc d;
-    if (kw.disc_key < 0 || k != Kind::Object) return d;
-    d.key = kw.disc_key;
+    const int32_t key = kw.as<Branches>().disc_key;
+    if (key < 0 || k != Kind::Object) return d;
+    d.key = key;
     Value x{};
-    d.present = V::find(env_, v, P, (uint32_t)kw.disc_key, x);
+    d.present = V::find(env_, v, P, (uint32_t)key, x);
     if (d.present && V::kind(env_, x) == Kind::String) {
       d.is_string = true;
       d.value = V::str(env_, x);
@@ -840,24 +841,25 @@ class Evaluator {
 
   bool props(const Keyword& kw, Kind k, Value v, Annot* an) {
     if (k != Kind::Object) return true;
+    const PropertyTable& t = kw.as<PropertyTable>();
     bool ok = true;
     // Hash lookups of the declared names when the view has them and the object is not much
     // smaller than the declaration; members are only walked when some may be undeclared. For a
     // verdict alone, a lookup costs more than a step of the walk: lookups only when undeclared
     // members are ignored and outnumber the declared names.
     bool declared_done = false;
-    const bool lookup = Collect ? kw.additional < 0 || V::obj_size(v) * 2 >= kw.props.size()
-                                : kw.additional < 0 && V::obj_size(v) >= kw.props.size();
-    if (V::kFastLookup && kw.patterns.empty() && !an && lookup) {
+    const bool lookup = Collect ? t.additional < 0 || V::obj_size(v) * 2 >= t.props.size()
+                                : t.additional < 0 && V::obj_size(v) >= t.props.size();
+    if (V::kFastLookup && t.patterns.empty() && !an && lookup) {
       Value x{};
       size_t found = 0;
-      for (size_t i = 0; i < kw.props.size(); ++i) {
-        auto [key, kid] = kw.props[i];
+      for (size_t i = 0; i < t.props.size(); ++i) {
+        auto [key, kid] = t.props[i];
         if (!V::find(env_, v, P, key, x)) {
-          if (kw.prop_required[i]) {
+          if (t.required[i]) {
             ok = false;
             if (!collecting()) return false;
-            fail_named("required", kw.required_value, v, {P.keys[key]});
+            fail_named("required", t.required_value, v, {P.keys[key]});
           }
           continue;
         }
@@ -867,43 +869,43 @@ class Evaluator {
           if (!collecting()) return false;
         }
       }
-      if (kw.additional < 0 || found == V::obj_size(v)) return ok;
+      if (t.additional < 0 || found == V::obj_size(v)) return ok;
       declared_done = true;
     }
     // Required properties seen, by ordinal (a set: JSON text may repeat a name); past 64 of
     // them, the lookups after the walk decide.
     uint64_t required_seen = 0;
     size_t next = 0;
-    const bool additional_false = kw.additional >= 0 && P.nodes[kw.additional].boolean == 0;
-    if (!V::kFastLookup && !declared_done && !collecting() && kw.patterns.empty() && !an) {
+    const bool additional_false = t.additional >= 0 && P.nodes[t.additional].boolean == 0;
+    if (!V::kFastLookup && !declared_done && !collecting() && t.patterns.empty() && !an) {
       // A verdict without patterns or annotations: the walk at its simplest. (Not for views with
       // fast lookups, which walk less: there it cost more instructions than it saved.)
       ok = V::obj_each(env_, v, [&](std::string_view key, Value x) {
-        int64_t slot = declared(kw, key, next, required_seen);
-        if (slot >= 0) return test(kw.props[slot].second, x);
-        return kw.additional < 0 || (!additional_false && test((uint32_t)kw.additional, x));
+        int64_t slot = declared(t, key, next, required_seen);
+        if (slot >= 0) return test(t.props[slot].second, x);
+        return t.additional < 0 || (!additional_false && test((uint32_t)t.additional, x));
       });
-      return ok && required_present(kw, v, required_seen);
+      return ok && required_present(t, v, required_seen);
     }
     std::vector<std::string> unexpected;
     size_t member = 0;
     V::obj_each(env_, v, [&](std::string_view key, Value x) {
       const size_t at = member++;
       bool matched = false;
-      if (!kw.props.empty()) {
-        int64_t slot = declared(kw, key, next, required_seen);
+      if (!t.props.empty()) {
+        int64_t slot = declared(t, key, next, required_seen);
         if (slot >= 0 && declared_done) {
           matched = true;
         } else if (slot >= 0) {
           matched = true;
-          uint32_t kid = kw.props[slot].second;
+          uint32_t kid = t.props[slot].second;
           if (!sub(kid, x, Seg::of(key), {Seg::of("properties"), Seg::of(key)})) {
             ok = false;
             if (!collecting()) return false;
           }
         }
       }
-      for (auto [re, kid] : kw.patterns) {
+      for (auto [re, kid] : t.patterns) {
         if (!search(re, key)) continue;
         matched = true;
         if (!sub(kid, x, Seg::of(key), {Seg::of("patternProperties"), Seg::of(P.regexes[re].pattern())})) {
@@ -911,7 +913,7 @@ class Evaluator {
           if (!collecting()) return false;
         }
       }
-      if (!matched && kw.additional >= 0) {
+      if (!matched && t.additional >= 0) {
         if (additional_false) {
           ok = false;
           if (!collecting()) return false;
@@ -919,7 +921,7 @@ class Evaluator {
           return true;
         }
         matched = true;
-        if (!sub((uint32_t)kw.additional, x, Seg::of(key), {Seg::of("additionalProperties")})) {
+        if (!sub((uint32_t)t.additional, x, Seg::of(key), {Seg::of("additionalProperties")})) {
           ok = false;
           if (!collecting()) return false;
         }
@@ -928,25 +930,25 @@ class Evaluator {
       return true;
     });
     if (!unexpected.empty()) fail_named("additionalProperties", nullptr, v, std::move(unexpected));
-    if (!declared_done && (ok || collecting()) && !required_present(kw, v, required_seen)) ok = false;
+    if (!declared_done && (ok || collecting()) && !required_present(t, v, required_seen)) ok = false;
     return ok;
   }
 
-  // The slot of member `key` among kw's declared properties (-1: undeclared), marking a
+  // The slot of member `key` among t's declared properties (-1: undeclared), marking a
   // required one in `required_seen`. Members usually come in the order the schema declares
   // them: the one after the last found is tried first.
-  int64_t declared(const Keyword& kw, std::string_view key, size_t& next, uint64_t& required_seen) {
+  int64_t declared(const PropertyTable& t, std::string_view key, size_t& next, uint64_t& required_seen) {
     int64_t slot;
-    if (next < kw.props.size() && same_text(P.keys[kw.props[next].first], key))
+    if (next < t.props.size() && same_text(P.keys[t.props[next].first], key))
       slot = (int64_t)next;
-    else if (!(kw.prop_lengths >> (key.size() & 63) & 1) || (slot = P.find_prop(kw, key, hash_key(key))) < 0)
+    else if (!(t.lengths >> (key.size() & 63) & 1) || (slot = P.find_prop(t, key, hash_key(key))) < 0)
       return -1;
-    return take(kw, (size_t)slot, next, required_seen);
+    return take(t, (size_t)slot, next, required_seen);
   }
   // The member is declared property `slot`: what declared() returns for it.
-  [[gnu::always_inline]] int64_t take(const Keyword& kw, size_t slot, size_t& next, uint64_t& required_seen) {
+  [[gnu::always_inline]] int64_t take(const PropertyTable& t, size_t slot, size_t& next, uint64_t& required_seen) {
     next = slot + 1;
-    uint32_t r = kw.prop_required[slot] - 1;  // wraps for properties that are not required
+    uint32_t r = t.required[slot] - 1;  // wraps for properties that are not required
     if (r < 64) required_seen |= uint64_t{1} << r;
     return (int64_t)slot;
   }

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "mcp_native/schema/formats.hpp"
@@ -206,46 +207,138 @@ enum class Op : uint8_t {
   UnevaluatedProperties
 };
 
+/// Keywords that check the value itself, without subschemas: a node of only these is a leaf,
+/// and the compiler orders them first.
+constexpr bool is_simple(Op op) {
+  constexpr auto bit = [](Op o) { return uint64_t{1} << static_cast<unsigned>(o); };
+  constexpr uint64_t kSimple = bit(Op::Type) | bit(Op::Enum) | bit(Op::Const) | bit(Op::MultipleOf) | bit(Op::Minimum) |
+                               bit(Op::Maximum) | bit(Op::MinLength) | bit(Op::MaxLength) | bit(Op::Pattern) |
+                               bit(Op::Format) | bit(Op::MinItems) | bit(Op::MaxItems) | bit(Op::UniqueItems) |
+                               bit(Op::MinProperties) | bit(Op::MaxProperties) | bit(Op::Required) |
+                               bit(Op::DependentRequired);
+  return kSimple >> static_cast<unsigned>(op) & 1;
+}
+
+// What a keyword carries beside its subschemas: one payload type per kind of keyword, read
+// with Keyword::as<T>() by the code of its Op.
+
+/// Type.
+struct TypeMask {
+  uint8_t types = 0;    ///< TypeBit mask
+  bool draft4 = false;  ///< draft-04: a float is never an integer (1.0 is a number only)
+};
+
+/// Enum, Const.
+struct Constants {
+  std::vector<const Json*> values;
+  /// Enum of many values: (json_hash, index into values), sorted; empty for short enums.
+  std::vector<std::pair<uint64_t, uint32_t>> hashes;
+};
+
+/// MultipleOf (num is the divisor), Minimum, Maximum.
+struct NumberLimit {
+  Num num;
+  bool exclusive = false;
+};
+
+/// MinLength, MaxLength, MinItems, MaxItems, MinProperties, MaxProperties.
+struct CountLimit {
+  uint64_t count = 0;
+};
+
+/// Pattern.
+struct PatternMatch {
+  uint32_t regex = 0;  ///< index into Program::regexes
+};
+
+/// Format (only formats that assert).
+struct FormatCheck {
+  formats::Checker check = nullptr;
+};
+
+/// RestItems: `items` (2020-12) or `additionalItems`, applying kids[0] from an index on.
+struct ItemsFrom {
+  uint64_t start = 0;  ///< how many items prefixItems (or an array `items`) covers
+};
+
+/// Contains (kids[0]) with minContains/maxContains.
+struct ContainsCount {
+  uint64_t min = 1;
+  int64_t max = -1;      ///< -1: no maxContains
+  bool annotate = true;  ///< marks matching items for unevaluatedItems (2020-12)
+};
+
+/// Required; DependentSchemas (kids[i] applies when keys[i] is present).
+struct KeyList {
+  std::vector<uint32_t> keys;  ///< ids into Program::keys
+};
+
+/// DependentRequired (and `dependencies` with arrays): when keys[i] is present, so must
+/// required[i] be.
+struct KeyDependencies {
+  std::vector<uint32_t> keys;
+  std::vector<std::vector<uint32_t>> required;
+};
+
+/// Props: `properties`, `patternProperties` and `additionalProperties` of one subschema, and
+/// the `required` names that are declared properties, checked by the same lookups.
+struct PropertyTable {
+  std::vector<std::pair<uint32_t, uint32_t>> props;  ///< (key id, subschema), in order
+  std::vector<int32_t> slots;                        ///< open-addressing table over props
+  uint64_t lengths = 0;  ///< bit (length % 64) of each property name: most others skip the table
+  std::vector<std::pair<uint32_t, uint32_t>> patterns;  ///< (regex, subschema)
+  int64_t additional = -1;                              ///< additionalProperties subschema
+  /// props[i] is also `required`: its ordinal among those, from 1 (else 0).
+  std::vector<uint32_t> required;
+  uint32_t n_required = 0;               ///< how many are
+  const Json* required_value = nullptr;  ///< the `required` value (for messages)
+};
+
+/// AnyOf, OneOf: shortcuts to the branch an instance can match.
+struct Branches {
+  /// Per Kind of instance: the only branch whose type admits it, -2 when none does, -1 when
+  /// several may (then no shortcut).
+  std::array<int16_t, 6> by_kind{-1, -1, -1, -1, -1, -1};
+  int32_t disc_key = -1;  ///< the discriminator property most branches pin (-1: none)
+  /// With disc_key: (pinned value, branch index) sorted by shorter_or_less then index, and the
+  /// branches that do not pin it (always candidates).
+  std::vector<std::pair<std::string_view, uint32_t>> disc_table;
+  std::vector<uint32_t> disc_rest;
+};
+
+/// IfThenElse: kids[0] is `if`.
+struct Conditional {
+  int64_t then_node = -1, else_node = -1;  ///< -1: absent
+};
+
+/// DynamicRef, RecursiveRef: kids[0] is the static target.
+struct DynamicTarget {
+  bool dynamic = false;  ///< resolve through the dynamic scope
+  std::string anchor;    ///< DynamicRef: the anchor name
+};
+
 /// One keyword of a compiled subschema.
 struct Keyword {
+  using Payload =
+      std::variant<std::monostate, TypeMask, Constants, NumberLimit, CountLimit, PatternMatch, FormatCheck, ItemsFrom,
+                   ContainsCount, KeyList, KeyDependencies, PropertyTable, Branches, Conditional, DynamicTarget>;
   Op op;
   std::string name;             ///< the keyword as written ("additionalItems", "dependencies", ...)
   const Json* value = nullptr;  ///< its value in the schema document (for messages)
-  uint8_t types = 0;            ///< Type
-  bool exclusive = false;       ///< Minimum/Maximum; Type: floats are never integers (draft-04)
-  bool annotate = true;         ///< Contains: marks items for unevaluatedItems (2020-12)
-  Num num;                      ///< MultipleOf/Minimum/Maximum
-  uint64_t count = 0;           ///< Min*/Max* counts, RestItems start, Contains min
-  int64_t max = -1;             ///< Contains max (-1: none)
-  uint32_t regex = 0;           ///< Pattern
-  formats::Checker format = nullptr;
-  std::vector<uint32_t> kids;       ///< subschemas (AllOf.., PrefixItems, Contains/Not/.. use kids[0])
-  std::vector<const Json*> consts;  ///< Enum / Const
-  /// Enum of many values: (json_hash, index into consts), sorted; empty for short enums.
-  std::vector<std::pair<uint64_t, uint32_t>> const_hashes;
-  std::vector<uint32_t> keys;                   ///< Required / DependentRequired / DependentSchemas keys
-  std::vector<std::vector<uint32_t>> dep_keys;  ///< DependentRequired: required keys per key
-  // Props: properties (key ids + subschemas), open-addressing table over them, patterns.
-  std::vector<std::pair<uint32_t, uint32_t>> props;
-  std::vector<int32_t> slots;
-  uint64_t prop_lengths = 0;  ///< bit (length % 64) of each property name: most others skip the table
-  std::vector<std::pair<uint32_t, uint32_t>> patterns;  ///< (regex, subschema)
-  /// Props: props[i] is also `required` (checked here): its ordinal among those, from 1 (else 0).
-  std::vector<uint32_t> prop_required;
-  uint32_t n_required = 0;                 ///< Props: how many are
-  const Json* required_value = nullptr;    ///< Props: the `required` value (for messages)
-  int64_t additional = -1;                 ///< additionalProperties subschema
-  int64_t then_node = -1, else_node = -1;  ///< IfThenElse (kids[0] is `if`)
-  std::string anchor;                      ///< DynamicRef anchor name
-  bool dynamic = false;                    ///< DynamicRef/RecursiveRef: resolve through the dynamic scope
-  int32_t disc_key = -1;                   ///< AnyOf/OneOf: the discriminator property most branches pin
-  /// AnyOf/OneOf with disc_key: (pinned value, branch index) sorted by shorter_or_less then
-  /// index, and the branches that do not pin it (always candidates).
-  std::vector<std::pair<std::string_view, uint32_t>> disc_table;
-  std::vector<uint32_t> disc_rest;
-  /// AnyOf/OneOf, per Kind of instance: the only branch whose type admits it, -2 when none
-  /// does, -1 when several may (then no shortcut).
-  std::array<int16_t, 6> by_kind{-1, -1, -1, -1, -1, -1};
+  /// The subschemas it applies, in order (one for Not, Contains, Ref, ...; one per branch or
+  /// item position); PropertyTable and Conditional hold the others.
+  std::vector<uint32_t> kids;
+  Payload payload;
+
+  /// The payload of this keyword's Op (the compiler sets the one each Op reads).
+  template <class T>
+  const T& as() const {
+    return *std::get_if<T>(&payload);
+  }
+  template <class T>
+  T& as() {
+    return *std::get_if<T>(&payload);
+  }
 };
 
 /// How a verdict on a node is reached: its fast path, decided once by the compiler (passes.cpp)
@@ -281,7 +374,7 @@ struct Node {
   uint8_t types = 0;         ///< its `type` mask (0: none), checked before the keywords
   uint8_t only_types = 0;    ///< kTypes: the type mask (or a union of them) it is for a verdict
   int32_t or_null = -1;      ///< kOptional: the node is `null` or this subschema (-1: no)
-  int32_t select = -1;       ///< kByKind (and unions of kTypes): the node is only this anyOf/oneOf (Keyword::by_kind)
+  int32_t select = -1;       ///< kByKind (and unions of kTypes): the node is only this anyOf/oneOf (Branches::by_kind)
   const Json* type_value = nullptr;  ///< the `type` value (for messages)
   /// kTypedArray (e.g. `{"type": "array", "items": {"type": "number"}, "minItems": 2}`): the
   /// items' type mask, with the item count bounds; 0 when the node is not one.
@@ -352,13 +445,13 @@ struct Program {
   Dialect dialect = Dialect::Draft202012;
   Limits limits;
 
-  /// Index of `key` in kw.props (-1 when absent); hash is hash_key(key).
-  int64_t find_prop(const Keyword& kw, std::string_view key, uint64_t hash) const {
-    size_t mask = kw.slots.size() - 1;
+  /// Index of `key` in t.props (-1 when absent); hash is hash_key(key).
+  int64_t find_prop(const PropertyTable& t, std::string_view key, uint64_t hash) const {
+    size_t mask = t.slots.size() - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
-      int32_t s = kw.slots[i];
+      int32_t s = t.slots[i];
       if (s < 0) return -1;
-      uint32_t id = kw.props[s].first;
+      uint32_t id = t.props[s].first;
       if (key_hashes[id] == hash && same_text(keys[id], key)) return s;
     }
   }

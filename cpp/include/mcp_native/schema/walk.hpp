@@ -125,7 +125,7 @@ class GuidedWalk {
   }
 
   bool object(Value v, const Node& n) {
-    const Keyword* props = n.props >= 0 ? &P.keywords[static_cast<size_t>(n.props)] : nullptr;
+    const PropertyTable* props = n.props >= 0 ? &P.keywords[static_cast<size_t>(n.props)].as<PropertyTable>() : nullptr;
     size_t next = 0;
     uint64_t required_seen = 0;
     const bool ok = sink_.object(v, [&](auto k, Value x, bool first) {
@@ -153,7 +153,7 @@ class GuidedWalk {
       int64_t kid = -1;
       if (prefix != nullptr && i < prefix->kids.size())
         kid = prefix->kids[i];
-      else if (rest != nullptr && i >= rest->count)
+      else if (rest != nullptr && i >= rest->as<ItemsFrom>().start)
         kid = rest->kids[0];
       const bool comma = i != 0;
       return kid < 0 ? sink_.item(x, comma)
