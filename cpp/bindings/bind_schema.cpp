@@ -301,7 +301,7 @@ class SchemaValidator {
       TapeView::Env env;
       Counters c;
       Evaluator<TapeView, false> ev(*program_, env, c);
-      return ev.run(TapeView::root(*p.doc));
+      return ev.run(mcp_native::tape::root(*p.doc));
     });
     return py::bool_(ok);
   }
@@ -311,17 +311,17 @@ class SchemaValidator {
     Parsed p = parse(src);
     if (p.fallback) return errors(p.fallback);
     return guarded([&] {
-      DomView::Env env;
+      TapeView::Env env;
       Counters c;
-      Evaluator<DomView, true> ev(*program_, env, c);
+      Evaluator<TapeView, true> ev(*program_, env, c);
       {
         NoGil nogil(src);
-        ev.run(p.root);
+        ev.run(mcp_native::tape::root(*p.doc));
       }
       py::list out;
       for (auto& e : ev.errors) {
-        py::object inst = e.instance_is_key ? py::object(py::str(e.key))
-                                            : py::reinterpret_steal<py::object>(element_to_py(e.instance));
+        py::object inst =
+            e.instance_is_key ? py::object(py::str(e.key)) : py::reinterpret_steal<py::object>(tape_to_py(e.instance));
         if (!inst) throw py::error_already_set();
         out.append(error_tuple(e, inst));
       }
@@ -342,8 +342,7 @@ class SchemaValidator {
   }
 
   struct Parsed {
-    simdjson::dom::element root;
-    const simdjson::dom::document* doc = nullptr;  // root's document
+    const simdjson::dom::document* doc = nullptr;  // the parsed document
     py::object fallback;                           // the document as Python objects, when simdjson cannot represent it
   };
 
@@ -352,7 +351,7 @@ class SchemaValidator {
     PaddedText text;
   };
 
-  // Parses with the calling thread's parser (the element stays valid until its next use). With
+  // Parses with the calling thread's parser (the document stays valid until its next use). With
   // `verdict`, a text small enough to keep the GIL (NoGil) uses one parser shared under the GIL
   // instead: the caller runs no Python code before it is done with the document, and a
   // thread-local lookup is a library call (__tls_get_addr) in a shared module.
@@ -374,7 +373,7 @@ class SchemaValidator {
       err = simdjson::SUCCESS;
       if (parser.max_depth() != depth || parser.capacity() < doc.size())
         err = parser.allocate(std::max(doc.size(), parser.capacity()), depth);
-      if (!err) err = parser.parse((const uint8_t*)text, doc.size(), false).get(p.root);
+      if (!err) err = parser.parse((const uint8_t*)text, doc.size(), false).error();
     }
     if (!err) {
       p.doc = &parser.doc;

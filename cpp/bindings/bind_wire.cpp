@@ -165,7 +165,7 @@ PyObject* message_to_py(const rpc::Message& m, CachedText& methods, ProtocolVers
   auto id = [&] { return id_to_py(m.id); };
   // A stream repeats a few method names: the last one is reused instead of decoded again.
   auto method = [&] { return methods.get(m.method, false); };
-  auto body = [&] { return m.has_body ? element_to_py(m.body) : Py_NewRef(Py_None); };
+  auto body = [&] { return m.has_body ? tape_to_py(m.body) : Py_NewRef(Py_None); };
   switch (m.kind) {
     case rpc::MessageKind::Request: return make_tuple(g_types.request, id, method, body);
     case rpc::MessageKind::Notification: return make_tuple(g_types.notification, method, body);

@@ -202,16 +202,16 @@ bool put_member(PyObject* d, PyObject* k, PyObject* v) {
   return ok;
 }
 
-// Builds the Python value of a whole parsed document straight from its tape (the layout that
-// simdjson documents in doc/tape.md: a 64-bit word per value, its type in the top byte):
-// one switch per value, without the element and iterator objects of the DOM API.
+// Builds Python values straight from a parsed document's tape (the layout that simdjson
+// documents in doc/tape.md: a 64-bit word per value, its type in the top byte): one switch per
+// value, without the element and iterator objects of the DOM API.
 class TapeBuilder {
  public:
   explicit TapeBuilder(const simdjson::dom::document& doc) : tape_(doc.tape.get()), strings_(doc.string_buf.get()) {}
 
-  // The root value (tape word 0 is the root marker).
-  PyObject* root() {
-    std::size_t i = 1;
+  // The value whose first word is `w`.
+  PyObject* build(const std::uint64_t* w) {
+    std::size_t i = static_cast<std::size_t>(w - tape_);
     return value(i);
   }
 
@@ -372,44 +372,7 @@ bool dump_py(JsonWriter& out, PyObject* obj, PyObject* default_fn, bool sort_key
   }
 }
 
-PyObject* element_to_py(simdjson::dom::element el) {
-  using simdjson::dom::element_type;
-  switch (el.type()) {
-    case element_type::OBJECT: {
-      simdjson::dom::object obj = el.get_object().value_unsafe();
-      PyObject* d = _PyDict_NewPresized(static_cast<Py_ssize_t>(obj.size()));
-      if (d == nullptr) return nullptr;
-      for (simdjson::dom::key_value_pair kv : obj) {
-        PyObject* k = make_key(kv.key);
-        if (!put_member(d, k, k ? element_to_py(kv.value) : nullptr)) return nullptr;
-      }
-      return d;
-    }
-    case element_type::ARRAY: {
-      simdjson::dom::array arr = el.get_array().value_unsafe();
-      PyObject* l = PyList_New(static_cast<Py_ssize_t>(arr.size()));
-      if (l == nullptr) return nullptr;
-      Py_ssize_t i = 0;
-      for (simdjson::dom::element item : arr) {
-        PyObject* v = element_to_py(item);
-        if (v == nullptr) {
-          Py_DECREF(l);
-          return nullptr;
-        }
-        PyList_SET_ITEM(l, i++, v);
-      }
-      return l;
-    }
-    case element_type::STRING: return make_str(el.get_string().value_unsafe());
-    case element_type::INT64: return PyLong_FromLongLong(el.get_int64().value_unsafe());
-    case element_type::UINT64: return PyLong_FromUnsignedLongLong(el.get_uint64().value_unsafe());
-    case element_type::DOUBLE: return PyFloat_FromDouble(el.get_double().value_unsafe());
-    case element_type::BOOL: return Py_NewRef(el.get_bool().value_unsafe() ? Py_True : Py_False);
-    case element_type::NULL_VALUE: return Py_NewRef(Py_None);
-  }
-  PyErr_SetString(PyExc_SystemError, "unknown JSON element type");
-  return nullptr;
-}
+PyObject* tape_to_py(mcp_native::tape::Value v) { return TapeBuilder(*v.doc).build(v.w); }
 
 void raise_decode_error(simdjson::error_code err, std::string_view doc) {
   const JsonSyntaxError e = find_json_error(doc, kMaxJsonDepth);
@@ -444,7 +407,7 @@ PyObject* parse_to_py(std::string_view doc) {
   // The objects built here cannot form cycles, yet each container allocation counts towards a
   // cyclic-GC pass that would walk the half-built tree: collect after the parse instead.
   const int gc_was_enabled = PyGC_Disable();
-  PyObject* result = TapeBuilder(p->parser.doc).root();
+  PyObject* result = tape_to_py(mcp_native::tape::root(p->parser.doc));
   if (gc_was_enabled) PyGC_Enable();
   p->busy = false;
   p->release_if_big();

@@ -4,6 +4,8 @@
 #include <Python.h>
 #include <simdjson.h>
 
+#include "mcp_native/json/tape.hpp"
+
 #include <cstddef>
 #include <new>
 #include <string_view>
@@ -23,9 +25,9 @@ inline constexpr int kMaxJsonDepth = 1024;
 /// document).
 bool dump_py(mcp_native::JsonWriter& out, PyObject* obj, PyObject* default_fn = nullptr, bool sort_keys = false);
 
-/// Build a Python object from a parsed simdjson DOM element (new reference), or set a Python
+/// Build the Python object of a value of a parsed document (new reference), or set a Python
 /// exception and return nullptr.
-PyObject* element_to_py(simdjson::dom::element el);
+PyObject* tape_to_py(mcp_native::tape::Value v);
 
 /// Raise mcp_native.JSONDecodeError for a simdjson error on document `doc` (sets the exception),
 /// with a message and the position of the first error in the document.

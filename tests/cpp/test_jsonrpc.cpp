@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "mcp_native/mcp/jsonrpc.hpp"
+#include "tape_json.hpp"
 
 namespace rpc = mcp_native::jsonrpc;
 
@@ -40,7 +41,7 @@ struct Collect : rpc::MessageSink {
     Seen s{m.kind,
            id_text(m.id),
            std::string(m.method),
-           m.has_body ? simdjson::minify(m.body) : "",
+           m.has_body ? mcp_native::tape_json(m.body) : "",
            m.error_code,
            std::string(m.response),
            m.exact,

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "mcp_native/json/writer.hpp"
+#include "dom_view.hpp"
 #include "mcp_native/schema/text_views.hpp"
 #include "mcp_native/schema/walk.hpp"
 #include "mcp_native/util/utf8.hpp"
@@ -11,44 +12,6 @@
 using namespace mcp_native::schema;
 
 namespace {
-
-void write_dom(mcp_native::JsonWriter& w, simdjson::dom::element e) {
-  using simdjson::dom::element_type;
-  switch (e.type()) {
-    case element_type::ARRAY: {
-      w.put('[');
-      bool first = true;
-      const simdjson::dom::array items = e.get_array().value_unsafe();
-      for (simdjson::dom::element x : items) {
-        if (!first) w.put(',');
-        first = false;
-        write_dom(w, x);
-      }
-      w.put(']');
-      break;
-    }
-    case element_type::OBJECT: {
-      w.put('{');
-      bool first = true;
-      const simdjson::dom::object members = e.get_object().value_unsafe();
-      for (simdjson::dom::key_value_pair kv : members) {
-        if (!first) w.put(',');
-        first = false;
-        w.write_string(kv.key);
-        w.put(':');
-        write_dom(w, kv.value);
-      }
-      w.put('}');
-      break;
-    }
-    case element_type::STRING: w.write_string(e.get_string().value_unsafe()); break;
-    case element_type::INT64: w.write_int(e.get_int64().value_unsafe()); break;
-    case element_type::UINT64: w.write_uint(e.get_uint64().value_unsafe()); break;
-    case element_type::DOUBLE: w.write_double(e.get_double().value_unsafe()); break;
-    case element_type::BOOL: w.write_bool(e.get_bool().value_unsafe()); break;
-    case element_type::NULL_VALUE: w.write_null(); break;
-  }
-}
 
 // A GuidedWalk sink that writes simdjson elements, as the tool response writer writes Python
 // objects.
@@ -129,7 +92,7 @@ bool valid(const std::string& schema, const std::string& instance, Options o = {
   TapeView::Env tenv;
   Counters tc;
   Evaluator<TapeView, false> tev(*prog, tenv, tc);
-  EXPECT_EQ(tev.run(TapeView::root(parser.doc)), verdict) << schema << " on " << instance;
+  EXPECT_EQ(tev.run(mcp_native::tape::root(parser.doc)), verdict) << schema << " on " << instance;
   // So must a guided walk, which writes a valid instance as it is.
   mcp_native::JsonWriter w;
   DomWriter sink(w);

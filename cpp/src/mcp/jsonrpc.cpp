@@ -358,11 +358,17 @@ void Decoder::classify_line(const char* line, std::size_t n, MessageSink& sink) 
   element jsonrpc, id, method, params, result, error;
   bool has_jsonrpc = false, has_id = false, has_method = false, has_params = false, has_result = false,
        has_error = false;
+  // A body's position on the tape, for Message::body: the walk follows the members on the
+  // tape (a key's word, then its value's) in step with the DOM's.
+  const std::uint64_t* const words = parser_.doc.tape.get();
+  const std::uint64_t *at = words + 2, *params_at = nullptr, *result_at = nullptr, *error_at = nullptr;
   // One pass over the members; a repeated key keeps its last value, as Python's json does.
   const simdjson::dom::object members = root.get_object().value_unsafe();
   std::size_t index = 0, id_index = 0;
   for (auto field : members) {
     const std::string_view key = field.key;
+    const std::uint64_t* value_at = at + 1;
+    at = tape::next(words, value_at);
     if (key == "jsonrpc") {
       jsonrpc = field.value, has_jsonrpc = true;
     } else if (key == "id") {
@@ -370,11 +376,11 @@ void Decoder::classify_line(const char* line, std::size_t n, MessageSink& sink) 
     } else if (key == "method") {
       method = field.value, has_method = true;
     } else if (key == "params") {
-      params = field.value, has_params = true;
+      params = field.value, has_params = true, params_at = value_at;
     } else if (key == "result") {
-      result = field.value, has_result = true;
+      result = field.value, has_result = true, result_at = value_at;
     } else if (key == "error") {
-      error = field.value, has_error = true;
+      error = field.value, has_error = true, error_at = value_at;
     }
     ++index;
   }
@@ -425,7 +431,7 @@ void Decoder::classify_line(const char* line, std::size_t n, MessageSink& sink) 
     m.id = rid;
     m.method = method.get_string().value_unsafe();
     m.has_body = has_params;
-    m.body = params;
+    m.body = {&parser_.doc, params_at};
   } else if (has_result && has_error) {
     invalid(R"(a response cannot carry both "result" and "error")");
     return;
@@ -447,7 +453,7 @@ void Decoder::classify_line(const char* line, std::size_t n, MessageSink& sink) 
     m.kind = MessageKind::Response;
     m.id = rid;
     m.has_body = true;
-    m.body = result;
+    m.body = {&parser_.doc, result_at};
   } else if (has_error) {
     // The id of an error response is absent or null when the request's id was unreadable.
     if (has_id && !id_ok && !id_null) {
@@ -466,7 +472,7 @@ void Decoder::classify_line(const char* line, std::size_t n, MessageSink& sink) 
     m.kind = MessageKind::ErrorResponse;
     m.id = rid;
     m.has_body = true;
-    m.body = error;
+    m.body = {&parser_.doc, error_at};
   } else {
     invalid(R"(a message needs a "method", a "result" or an "error")");
     return;

@@ -5,6 +5,7 @@
 #include <simdjson.h>
 
 #include "fuzz_common.hpp"
+#include "../../cpp/dom_view.hpp"
 #include "mcp_native/schema/text_views.hpp"
 
 using namespace mcp_native::schema;
@@ -34,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     DomView::Env denv;
     TapeView::Env tenv;
     const bool dom = Evaluator<DomView, false>(*prog, denv, c1).run(root);
-    const bool tape = Evaluator<TapeView, false>(*prog, tenv, c2).run(TapeView::root(parser.doc));
+    const bool tape = Evaluator<TapeView, false>(*prog, tenv, c2).run(mcp_native::tape::root(parser.doc));
     FUZZ_CHECK(dom == tape, "DOM says %d, tape %d", dom, tape);
     Evaluator<DomView, true> collect(*prog, denv, c3);
     const bool collected = collect.run(root);

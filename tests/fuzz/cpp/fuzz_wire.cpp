@@ -5,6 +5,7 @@
 #include "fuzz_common.hpp"
 #include "mcp_native/mcp/jsonrpc.hpp"
 #include "mcp_native/mcp/sse.hpp"
+#include "../../cpp/tape_json.hpp"
 
 namespace rpc = mcp_native::jsonrpc;
 namespace sse = mcp_native::sse;
@@ -19,7 +20,7 @@ struct RpcLog final : rpc::MessageSink {
            std::string(m.id.string_value) + "|" + std::string(m.method) + "|" + std::to_string(m.error_code) + "|" +
            std::string(m.error_detail) + "|" + std::string(m.response) + "|" + std::string(m.line) + "|" +
            (m.exact ? "e" : "i");
-    if (m.has_body) log += simdjson::to_string(m.body);
+    if (m.has_body) log += mcp_native::tape_json(m.body);
     log += "\n";
   }
 };

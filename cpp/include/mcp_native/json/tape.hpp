@@ -13,6 +13,15 @@
 
 namespace mcp_native::tape {
 
+/// A value of a parsed document: its first tape word. Valid while the parser keeps the document.
+struct Value {
+  const simdjson::dom::document* doc = nullptr;
+  const std::uint64_t* w = nullptr;
+};
+
+/// The root value of a parsed document (tape word 0 is the root marker).
+inline Value root(const simdjson::dom::document& d) { return {&d, d.tape.get() + 1}; }
+
 /// The type character of a tape word: '"', 'l', 'u', 'd', 't', 'f', 'n', '[' or '{'.
 inline char type(std::uint64_t w) { return static_cast<char>(w >> 56); }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mcp_native/json/tape.hpp"
 #include "mcp_native/mcp/protocol.hpp"
 
 namespace mcp_native::jsonrpc {
@@ -46,7 +47,7 @@ struct RequestId {
   std::string_view string_value;
 };
 
-/// One decoded line. Views and DOM elements are valid only during the MessageSink callback.
+/// One decoded line. Its views and body are valid only during the MessageSink callback.
 struct Message {
   /// The classification of the line.
   MessageKind kind = MessageKind::Invalid;
@@ -58,8 +59,9 @@ struct Message {
   /// Request, Notification: whether `params` was present.
   bool has_body = false;
   /// Request, Notification: `params` (an object) when has_body. Response: `result` (an object).
-  /// ErrorResponse: `error` (an object with an integer `code` and a string `message`).
-  simdjson::dom::element body;
+  /// ErrorResponse: `error` (an object with an integer `code` and a string `message`). A value
+  /// on the tape of the decoder's parsed line (json/tape.hpp).
+  tape::Value body;
   /// Invalid: kParseError or kInvalidRequest.
   int error_code = 0;
   /// Invalid: the standard error message ("Parse error" or "Invalid Request").

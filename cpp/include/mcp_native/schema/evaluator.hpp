@@ -581,17 +581,17 @@ class Evaluator {
       case Op::Contains: {
         if (k != Kind::Array) return true;
         uint64_t matches = 0;
-        const auto& [min, max, annotate] = kw.as<ContainsCount>();
-        const bool track = an && annotate;
+        const ContainsCount& count = kw.as<ContainsCount>();
+        const bool track = an && count.annotate;
         V::arr_each(env_, v, [&](size_t i, Value x) {
           Depth d(c_, P.limits.max_instance_depth);
           if (quiet(kw.kids[0], x, nullptr)) {
             ++matches;
             if (track) an->items.push_back(i);
           }
-          return track || max >= 0 || matches < min;
+          return track || count.max >= 0 || matches < count.min;
         });
-        if (matches >= min && (max < 0 || matches <= (uint64_t)max)) return true;
+        if (matches >= count.min && (count.max < 0 || matches <= (uint64_t)count.max)) return true;
         fail(kw, v, {std::to_string(matches)});
         return false;
       }
