@@ -77,47 +77,46 @@ def _extras(names: list[str]) -> str:
     return ", ".join(repr(n) for n in names) + (" was" if len(names) == 1 else " were")
 
 
+# python-jsonschema's wording, for the keywords whose message needs only the instance and the
+# keyword's value.
+_MESSAGES = {
+    "enum": "{instance!r} is not one of {value!r}",
+    "const": "{value!r} was expected",
+    "minimum": "{instance!r} is less than the minimum of {value!r}",
+    "maximum": "{instance!r} is greater than the maximum of {value!r}",
+    "exclusiveMinimum": "{instance!r} is less than or equal to the minimum of {value!r}",
+    "exclusiveMaximum": "{instance!r} is greater than or equal to the maximum of {value!r}",
+    "multipleOf": "{instance!r} is not a multiple of {value!r}",
+    "minProperties": "{instance!r} does not have enough properties",
+    "maxProperties": "{instance!r} has too many properties",
+    "uniqueItems": "{instance!r} has non-unique elements",
+    "pattern": "{instance!r} does not match {value!r}",
+    "format": "{instance!r} is not a {value!r}",
+    "anyOf": "{instance!r} is not valid under any of the given schemas",
+    "not": "{instance!r} should not be valid under {value!r}",
+    "contains": "{instance!r} does not contain items matching the given schema",
+}
+
+
 def _message(keyword: str, instance: Any, value: Any, extra: list[str]) -> str:
     """Messages worded like python-jsonschema's."""
+    if keyword in ("minimum", "maximum") and extra:  # draft-04, with exclusiveM...imum: true
+        keyword = "exclusiveM" + keyword[1:]
+    if keyword in _MESSAGES:
+        return _MESSAGES[keyword].format(instance=instance, value=value)
     if keyword == "false":
         return f"False schema does not allow {instance!r}"
     if keyword == "type":
         types = value if isinstance(value, list) else [value]
         return f"{instance!r} is not of type {', '.join(repr(t) for t in types)}"
-    if keyword == "enum":
-        return f"{instance!r} is not one of {value!r}"
-    if keyword == "const":
-        return f"{value!r} was expected"
     if keyword == "required":
         return f"{extra[0]!r} is a required property"
     if keyword in ("dependentRequired", "dependencies"):
         return f"{extra[0]!r} is a dependency of {extra[1]!r}"
-    if keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-        if isinstance(value, bool):  # draft-04 boolean exclusiveMaximum/Minimum
-            return f"{instance!r} is out of range"
-        relation = {
-            "minimum": "less than the minimum of",
-            "maximum": "greater than the maximum of",
-            "exclusiveMinimum": "less than or equal to the minimum of",
-            "exclusiveMaximum": "greater than or equal to the maximum of",
-        }[keyword]
-        return f"{instance!r} is {relation} {value!r}"
-    if keyword == "multipleOf":
-        return f"{instance!r} is not a multiple of {value!r}"
     if keyword in ("minLength", "minItems"):
         return f"{instance!r} should be non-empty" if value == 1 else f"{instance!r} is too short"
     if keyword in ("maxLength", "maxItems"):
         return f"{instance!r} is expected to be empty" if value == 0 else f"{instance!r} is too long"
-    if keyword == "minProperties":
-        return f"{instance!r} does not have enough properties"
-    if keyword == "maxProperties":
-        return f"{instance!r} has too many properties"
-    if keyword == "uniqueItems":
-        return f"{instance!r} has non-unique elements"
-    if keyword == "pattern":
-        return f"{instance!r} does not match {value!r}"
-    if keyword == "format":
-        return f"{instance!r} is not a {value!r}"
     if keyword == "additionalProperties":
         return f"Additional properties are not allowed ({_extras(extra)} unexpected)"
     if keyword in ("additionalItems", "items"):
@@ -126,17 +125,11 @@ def _message(keyword: str, instance: Any, value: Any, extra: list[str]) -> str:
         return f"Unevaluated properties are not allowed ({_extras(extra)} unexpected)"
     if keyword == "unevaluatedItems":
         return f"Unevaluated items are not allowed ({_extras([instance[int(i)] for i in extra])} unexpected)"
-    if keyword == "anyOf":
-        return f"{instance!r} is not valid under any of the given schemas"
     if keyword == "oneOf":
         if extra:  # the later matches first, then the first one, as python-jsonschema words it
             order = [*extra[1:], extra[0]]
             return f"{instance!r} is valid under each of {', '.join(repr(value[int(i)]) for i in order)}"
         return f"{instance!r} is not valid under any of the given schemas"
-    if keyword == "not":
-        return f"{instance!r} should not be valid under {value!r}"
-    if keyword == "contains":
-        return f"{instance!r} does not contain items matching the given schema"
     return f"{instance!r} is not valid under {keyword!r}"
 
 

@@ -64,6 +64,23 @@ def test_same_errors_as_python_jsonschema(schema: Any, instance: Any) -> None:
     assert not v.is_valid_json(json.dumps(instance).encode())
 
 
+@pytest.mark.parametrize(
+    ("schema", "instance"),
+    [
+        ({"maximum": 5, "exclusiveMaximum": True, "minimum": 1}, 5),
+        ({"minimum": 1, "exclusiveMinimum": True}, 1),
+        ({"maximum": 5, "exclusiveMaximum": False, "minimum": 1, "exclusiveMinimum": True}, 6),
+    ],
+)
+def test_draft4_exclusive_bounds_worded_as_python_jsonschema(schema: Any, instance: Any) -> None:
+    errors = jsonschema.Draft4Validator(schema).iter_errors(instance)
+    expected = sorted((tuple(e.path), tuple(e.relative_schema_path), e.validator, e.message) for e in errors)
+    v = Validator(schema, dialect="draft-04")
+    assert expected
+    assert ours(v.iter_errors(instance)) == expected
+    assert ours(v.iter_errors_json(json.dumps(instance))) == expected
+
+
 @pytest.mark.parametrize(("schema", "instance"), CASES)
 def test_validate_raises_first_error_with_all(schema: Any, instance: Any) -> None:
     v = Validator(schema)

@@ -107,6 +107,21 @@ def _stdio_applied(original: Any) -> None:
     stdio.stock_stdio_server = original
 
 
+def _keep(module: str, stock: str | None = None, **settings: Any) -> Callable[[Any], None]:
+    """An ``on_apply`` for a patch: the adapter module (``mcp_native.adapters.<module>``) gets
+    the replaced function as ``stock``, which its replacement falls back to, and the options of
+    install() it reads."""
+
+    def keep(original: Any) -> None:
+        adapter = importlib.import_module(f"{__name__}.{module}")
+        if stock is not None:
+            setattr(adapter, stock, original)
+        for name, value in settings.items():
+            setattr(adapter, name, value)
+
+    return keep
+
+
 def _plan(
     versions: dict[str, str], server: bool, client: bool, transport: bool, output_validation: str, mirror: str
 ) -> list[Patch]:
@@ -132,53 +147,31 @@ def _plan(
                     for m in modules
                 ]
     if transport:
-
-        def replay_applied(original: Any) -> None:
-            from . import server_runner
-
-            server_runner.stock_replay = original
-
         patches.append(
             Patch(
                 "mcp.server.runner",
                 "_replay_from_opening_request",
                 "mcp_native.adapters.server_runner:replay_from_opening_request",
                 "server runner: messages read by the serving loop itself, without a relay task",
-                on_apply=replay_applied,
+                on_apply=_keep("server_runner", "stock_replay"),
             )
         )
-
-        def http_applied(name: str) -> Callable[[Any], None]:
-            def keep(original: Any) -> None:
-                from . import http
-
-                http.stock[name] = original
-
-            return keep
-
-        era = "mcp.server.streamable_http"
-        for attribute, what in (
-            ("_create_json_response", "response bodies"),
-            ("_create_event_data", "SSE events"),
-            ("_create_error_response", "-32600 for a malformed envelope"),
+        era, modern = "mcp.server.streamable_http", "mcp.server._streamable_http_modern"
+        for module, attribute, what, falls_back in (
+            (era, "_create_json_response", "response bodies", False),
+            (era, "_create_event_data", "SSE events", False),
+            (era, "_create_error_response", "-32600 for a malformed envelope", True),
+            (modern, "_sse_event", "SSE events", True),
+            (modern, "_write", "response bodies", True),
         ):
+            name = attribute[1:]
             patches.append(
                 Patch(
-                    era,
-                    f"StreamableHTTPServerTransport.{attribute}",
-                    f"mcp_native.adapters.http:{attribute[1:]}",
-                    f"Streamable HTTP (2025 era): {what}",
-                    on_apply=http_applied(attribute),
-                )
-            )
-        for attribute, what in (("_sse_event", "SSE events"), ("_write", "response bodies")):
-            patches.append(
-                Patch(
-                    "mcp.server._streamable_http_modern",
-                    attribute,
-                    f"mcp_native.adapters.http:{attribute[1:]}",
-                    f"Streamable HTTP (2026-07-28): {what}",
-                    on_apply=http_applied(attribute),
+                    module,
+                    attribute if module == modern else f"StreamableHTTPServerTransport.{attribute}",
+                    f"mcp_native.adapters.http:{name}",
+                    f"Streamable HTTP ({'2026-07-28' if module == modern else '2025 era'}): {what}",
+                    on_apply=_keep("http", f"stock_{name}") if falls_back else None,
                 )
             )
     if client and transport:
@@ -191,24 +184,13 @@ def _plan(
             )
         )
     if client:
-
-        def client_applied(original: Any) -> None:
-            from . import mcp_client
-
-            mcp_client.mode = output_validation
-
-        def validate_result_applied(original: Any) -> None:
-            from . import mcp_client
-
-            mcp_client.stock_validate_server_result = original
-
         patches.append(
             Patch(
                 "mcp_types.methods",
                 "validate_server_result",
                 "mcp_native.adapters.mcp_client:validate_server_result",
                 "validate_server_result: tools/call results of the common shape checked natively",
-                on_apply=validate_result_applied,
+                on_apply=_keep("mcp_client", "stock_validate_server_result"),
             )
         )
         patches.append(
@@ -217,27 +199,18 @@ def _plan(
                 "ClientSession.validate_tool_result",
                 "mcp_native.adapters.mcp_client:validate_tool_result",
                 "ClientSession.validate_tool_result: native output-schema validation",
-                on_apply=client_applied,
+                on_apply=_keep("mcp_client", mode=output_validation),
             )
         )
     if server:
-
-        def mcp_server_applied(name: str) -> Callable[[Any], None]:
-            def keep(original: Any) -> None:
-                from . import mcp_server
-
-                setattr(mcp_server, name, original)
-                mcp_server.mirror_indent = None if mirror == "compact" else 2
-
-            return keep
-
+        indent = None if mirror == "compact" else 2
         patches.append(
             Patch(
                 "mcp.server.mcpserver.utilities.func_metadata",
                 "FuncMetadata.convert_result",
                 "mcp_native.adapters.mcp_server:convert_result",
                 "MCPServer tool results: the text mirror written natively from structuredContent",
-                on_apply=mcp_server_applied("stock_convert_result"),
+                on_apply=_keep("mcp_server", "stock_convert_result", mirror_indent=indent),
             )
         )
         patches.append(
@@ -246,24 +219,17 @@ def _plan(
                 "ServerRunner._serialize",
                 "mcp_native.adapters.mcp_server:serialize",
                 "server runner: those results sent without a second validation and dump",
-                on_apply=mcp_server_applied("stock_serialize"),
+                on_apply=_keep("mcp_server", "stock_serialize", mirror_indent=indent),
             )
         )
     if server and "fastmcp" in versions:
-
-        def fastmcp_applied(original: Any) -> None:
-            from . import fastmcp_server
-
-            fastmcp_server.mode = output_validation
-            fastmcp_server.stock_convert_result = original
-
         patches.append(
             Patch(
                 "fastmcp.tools.base",
                 "Tool.convert_result",
                 "mcp_native.adapters.fastmcp_server:convert_result",
                 "fastmcp Tool.convert_result: output-schema validation before sending",
-                on_apply=fastmcp_applied,
+                on_apply=_keep("fastmcp_server", "stock_convert_result", mode=output_validation),
             )
         )
     return patches

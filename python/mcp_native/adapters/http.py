@@ -10,7 +10,6 @@ notifications keep the stock serialization (its ``exclude_none`` rules).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
@@ -22,7 +21,9 @@ from .. import jsonrpc
 from ._wire import encode
 
 # The originals, set by install(): the replacements hand them what they do not write natively.
-stock: dict[str, Callable[..., Any]] = {}
+stock_create_error_response: Any = None
+stock_sse_event: Any = None
+stock_write: Any = None
 
 
 def _response_line(message: Any) -> bytes | None:
@@ -66,14 +67,14 @@ def create_error_response(
     """Create an error response with a simple string message."""
     if error_code == jsonrpc.INVALID_PARAMS and error_message.startswith("Validation error:"):
         error_code = jsonrpc.INVALID_REQUEST  # the envelope failed, not a method's params
-    return stock["_create_error_response"](self, error_message, status_code, error_code, headers)  # type: ignore[no-any-return]
+    return stock_create_error_response(self, error_message, status_code, error_code, headers)  # type: ignore[no-any-return]
 
 
 def sse_event(msg: Any) -> bytes:
     """Serialise a JSON-RPC message as one SSE `event: message` frame."""
     data = _response_line(msg)
     if data is None:
-        return stock["_sse_event"](msg)  # type: ignore[no-any-return]
+        return stock_sse_event(msg)  # type: ignore[no-any-return]
     return b"event: message\r\ndata: " + data + b"\r\n\r\n"
 
 
@@ -81,6 +82,6 @@ async def write(msg: Any, scope: Any, receive: Any, send: Any) -> None:
     """Serialise a JSON-RPC reply with the table-mapped HTTP status."""
     body = _response_line(msg)
     if body is None:
-        await stock["_write"](msg, scope, receive, send)
+        await stock_write(msg, scope, receive, send)
         return
     await Response(body, status_code=HTTPStatus.OK, media_type="application/json")(scope, receive, send)
