@@ -11,9 +11,9 @@ import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
@@ -27,7 +27,6 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import JSONRPCResponse, TextContent
 
-from helpers import sanitizer_env
 from mcp_native import adapters
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,14 +38,24 @@ def server_command(app: str, adapted: bool) -> list[str]:
     return [sys.executable, *(["-m", "mcp_native", "run"] if adapted else []), str(APPS[app])]
 
 
-@asynccontextmanager
-async def session(app: str, adapted_server: bool) -> AsyncIterator[ClientSession]:
-    cmd = server_command(app, adapted_server)
-    params = StdioServerParameters(command=cmd[0], args=cmd[1:], cwd=str(ROOT), env=sanitizer_env())
-    with open("/dev/null", "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as s:
-            await s.initialize()
-            yield s
+class Session(Protocol):
+    def __call__(self, app: str, adapted_server: bool) -> AbstractAsyncContextManager[ClientSession]: ...
+
+
+@pytest.fixture
+def session(sanitizer_env: dict[str, str]) -> Session:
+    """An initialized client session of the SDK's stdio client with the app's server."""
+
+    @asynccontextmanager
+    async def open_session(app: str, adapted_server: bool) -> AsyncIterator[ClientSession]:
+        cmd = server_command(app, adapted_server)
+        params = StdioServerParameters(command=cmd[0], args=cmd[1:], cwd=str(ROOT), env=sanitizer_env)
+        with open("/dev/null", "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                yield s
+
+    return open_session
 
 
 # -- install / uninstall ----------------------------------------------------------------------
@@ -130,7 +139,7 @@ def _plain(result: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("app", list(APPS))
-async def test_adapted_server_answers_as_stock_does(app: str) -> None:
+async def test_adapted_server_answers_as_stock_does(app: str, session: Session) -> None:
     answers = {}
     for adapted in (False, True):
         async with session(app, adapted) as s:
@@ -148,7 +157,7 @@ async def test_adapted_server_answers_as_stock_does(app: str) -> None:
     assert len(results[2]["structuredContent"]["records"]) == 3000  # a response far beyond the pipe's buffer
 
 
-async def test_fastmcp_server_refuses_to_send_an_invalid_result() -> None:
+async def test_fastmcp_server_refuses_to_send_an_invalid_result(session: Session) -> None:
     async with session("fastmcp", adapted_server=True) as s:
         result = await s.call_tool("broken_weather", {"city": "Paris"})
     assert result.is_error and result.structured_content is None
@@ -156,7 +165,7 @@ async def test_fastmcp_server_refuses_to_send_an_invalid_result() -> None:
     assert "'65%' is not of type 'integer' at /humidity" in result.content[0].text
 
 
-async def test_stock_fastmcp_sends_it_and_the_adapted_client_names_the_path() -> None:
+async def test_stock_fastmcp_sends_it_and_the_adapted_client_names_the_path(session: Session) -> None:
     async with session("fastmcp", adapted_server=False) as s:
         with pytest.raises(RuntimeError, match="Invalid structured content returned by tool broken_weather"):
             await s.call_tool("broken_weather", {"city": "Paris"})  # the stock client's check
@@ -170,7 +179,7 @@ async def test_stock_fastmcp_sends_it_and_the_adapted_client_names_the_path() ->
         assert (await s.call_tool("broken_weather", {"city": "Paris"})).structured_content is not None
 
 
-async def test_adapted_client_parses_lines_natively() -> None:
+async def test_adapted_client_parses_lines_natively(session: Session) -> None:
     adapters.install(server=False)
     parse = mcp.client.stdio._parse_line
     assert parse.__module__ == "mcp_native.adapters.mcp_stdio_client"
@@ -213,7 +222,7 @@ def test_validate_server_result_keeps_the_stock_verdicts() -> None:
     assert verdicts() == stock == [True, True, False, False, False, False]
 
 
-async def test_adapted_client_keeps_the_stock_errors() -> None:
+async def test_adapted_client_keeps_the_stock_errors(session: Session) -> None:
     adapters.install(server=False, transport=False)
     async with session("mcpserver", adapted_server=True) as s:
         await s.list_tools()

@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from helpers import tool_env
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -25,8 +23,10 @@ ROOT = Path(__file__).resolve().parents[2]
         ("PKG_CONFIG_LIBDIR", "libpcre2-dev"),  # pkg-config that finds no .pc file
     ],
 )
-def test_missing_dependency_names_apt_package(tmp_path: Path, hide: str, apt_package: str) -> None:
-    env = tool_env()
+def test_missing_dependency_names_apt_package(
+    tmp_path: Path, hide: str, apt_package: str, tool_env: dict[str, str]
+) -> None:
+    env = dict(tool_env)
     args = ["cmake", "-S", str(ROOT), "-B", str(tmp_path / "build"), "-DMCP_NATIVE_BUILD_PYTHON=OFF"]
     if hide == "PKG_CONFIG_LIBDIR":
         env.pop("PKG_CONFIG_PATH", None)

@@ -5,26 +5,30 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from helpers import PNG, VERSIONS, all_blocks, assert_conforms, spec_checkers
 from mcp_native import content as c
 
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))
+SpecCheckers = Callable[[str, str], tuple[Any, Any]]
 
-def assert_rejected(shared: Path, version: str, definition: str, instance: Any) -> None:
+
+def assert_rejected(spec_checkers: SpecCheckers, version: str, definition: str, instance: Any) -> None:
     """The checkers can fail: a broken instance is rejected by both."""
-    reference, ours = spec_checkers(shared, version, definition)
+    reference, ours = spec_checkers(version, definition)
     assert not reference.is_valid(instance)
     assert not ours.is_valid(instance)
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_blocks_conform(shared: Path, version: str) -> None:
+def test_blocks_conform(
+    version: str,
+    all_blocks: Callable[[str], list[dict[str, Any]]],
+    assert_conforms: Callable[[str, str, Any], None],
+) -> None:
     for block in all_blocks(version):
-        assert_conforms(shared, version, "ContentBlock", block)
+        assert_conforms(version, "ContentBlock", block)
         # The block also matches the specific definition for its type.
         name = {
             "text": "TextContent",
@@ -33,13 +37,14 @@ def test_blocks_conform(shared: Path, version: str) -> None:
             "resource_link": "ResourceLink",
             "resource": "EmbeddedResource",
         }[block["type"]]
-        assert_conforms(shared, version, name, block)
+        assert_conforms(version, name, block)
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_checkers_reject(shared: Path, version: str) -> None:
-    assert_rejected(shared, version, "ContentBlock", {"type": "image", "data": "AAAA"})
-    assert_rejected(shared, version, "ContentBlock", {"type": "text", "text": "x", "annotations": {"priority": 2}})
+def test_checkers_reject(version: str, spec_checkers: SpecCheckers) -> None:
+    assert_rejected(spec_checkers, version, "ContentBlock", {"type": "image", "data": "AAAA"})
+    assert_rejected(
+        spec_checkers, version, "ContentBlock", {"type": "text", "text": "x", "annotations": {"priority": 2}}
+    )
 
 
 def test_exact_shapes() -> None:

@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mcp_native
-from helpers import INVALID_REQUESTS, PARSE_ERRORS
 from mcp_native import jsonrpc
 from mcp_native.jsonrpc import (
     INVALID_REQUEST,
@@ -116,20 +115,19 @@ def test_message_types_are_small_immutable_and_compare_by_type() -> None:
 # --- everything a peer can send ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("line", PARSE_ERRORS)
 @pytest.mark.parametrize("version", jsonrpc.SUPPORTED_PROTOCOL_VERSIONS)
-def test_bad_json_is_a_parse_error_and_decoding_goes_on(line: bytes, version: str) -> None:
-    out = decode(line + b"\n" + GOOD + b"\n", protocol_version=version)
+def test_bad_json_is_a_parse_error_and_decoding_goes_on(parse_error: bytes, version: str) -> None:
+    out = decode(parse_error + b"\n" + GOOD + b"\n", protocol_version=version)
     assert len(out) == 2, out
     check_invalid(out[0], PARSE_ERROR, None, version)
     assert out[1] == GOOD_MSG
 
 
-@pytest.mark.parametrize(("line", "id"), INVALID_REQUESTS)
 @pytest.mark.parametrize("version", jsonrpc.SUPPORTED_PROTOCOL_VERSIONS)
 def test_wrong_envelope_is_an_invalid_request_and_decoding_goes_on(
-    line: bytes, id: int | str | None, version: str
+    invalid_request: tuple[bytes, int | str | None], version: str
 ) -> None:
+    line, id = invalid_request
     out = decode(line + b"\n" + GOOD + b"\n", protocol_version=version)
     assert len(out) == 2, out
     check_invalid(out[0], INVALID_REQUEST, id, version)

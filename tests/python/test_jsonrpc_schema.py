@@ -4,19 +4,15 @@ schema of its protocol version, checked with python-jsonschema as the reference 
 from __future__ import annotations
 
 import json
-from functools import cache
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
-from helpers import INVALID_REQUESTS, PARSE_ERRORS
 from mcp_native import jsonrpc
 from mcp_native.jsonrpc import Decoder, Invalid
-from mcp_native.protocol import SCHEMA_VERSIONS
 
-VERSIONS = tuple(v.value for v in SCHEMA_VERSIONS)  # the versions with a schema to check against
 # The error response definition was renamed after 2025-06-18.
 ERROR_DEF = {"2025-06-18": "JSONRPCError", "2025-11-25": "JSONRPCErrorResponse", "2026-07-28": "JSONRPCErrorResponse"}
 RESPONSE_DEF = {
@@ -26,24 +22,16 @@ RESPONSE_DEF = {
 }
 
 
-@cache
-def validator(shared: Path, version: str, definition: str) -> jsonschema.protocols.Validator:
-    root = json.loads((shared / "mcp-schema" / version / "schema.json").read_text())
-    defs = "definitions" if "definitions" in root else "$defs"
-    assert definition in root[defs], (version, definition)
-    schema = dict(root, **{"$ref": f"#/{defs}/{definition}"})
-    cls = jsonschema.validators.validator_for(root)
-    cls.check_schema(schema)
-    return cls(schema)
+SpecCheckers = Callable[[str, str], tuple[Any, Any]]  # the spec_checkers fixture
 
 
-def errors(shared: Path, version: str, definition: str, line: bytes) -> list[str]:
+def errors(spec_checkers: SpecCheckers, version: str, definition: str, line: bytes) -> list[str]:
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     instance = json.loads(line)
-    v = validator(shared, version, definition)
+    v = spec_checkers(version, definition)[0]
     found = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in v.iter_errors(instance)]
     if not found:  # also a valid JSONRPCMessage, the union a transport reads
-        found = [e.message for e in validator(shared, version, "JSONRPCMessage").iter_errors(instance)]
+        found = [e.message for e in spec_checkers(version, "JSONRPCMessage")[0].iter_errors(instance)]
     return found
 
 
@@ -56,17 +44,17 @@ def result_for(version: str) -> dict[str, Any]:
 ENCODED_IDS = [0, -1, 2**53, 2**63 - 1, 2**70, "", "req-1", 'é\n"\\']
 
 
-@pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("id", ENCODED_IDS)
-def test_encoded_lines_conform(shared: Path, version: str, id: int | str) -> None:
+def test_encoded_lines_conform(spec_checkers: SpecCheckers, version: str, id: int | str) -> None:
     params = {"name": "add", "arguments": {"a": 1, "b": [1.5, None, "x\u2028"]}, "_meta": {"progressToken": 5}}
-    assert errors(shared, version, "JSONRPCRequest", jsonrpc.encode_request(id, "tools/call", params)) == []
-    assert errors(shared, version, "JSONRPCRequest", jsonrpc.encode_request(id, "ping")) == []
+    assert errors(spec_checkers, version, "JSONRPCRequest", jsonrpc.encode_request(id, "tools/call", params)) == []
+    assert errors(spec_checkers, version, "JSONRPCRequest", jsonrpc.encode_request(id, "ping")) == []
     assert (
-        errors(shared, version, "JSONRPCNotification", jsonrpc.encode_notification("notifications/initialized")) == []
+        errors(spec_checkers, version, "JSONRPCNotification", jsonrpc.encode_notification("notifications/initialized"))
+        == []
     )
-    assert errors(shared, version, "JSONRPCNotification", jsonrpc.encode_notification("n", {"a": {}})) == []
-    assert errors(shared, version, RESPONSE_DEF[version], jsonrpc.encode_response(id, result_for(version))) == []
+    assert errors(spec_checkers, version, "JSONRPCNotification", jsonrpc.encode_notification("n", {"a": {}})) == []
+    assert errors(spec_checkers, version, RESPONSE_DEF[version], jsonrpc.encode_response(id, result_for(version))) == []
     for code in (
         jsonrpc.PARSE_ERROR,
         jsonrpc.INVALID_REQUEST,
@@ -75,21 +63,16 @@ def test_encoded_lines_conform(shared: Path, version: str, id: int | str) -> Non
         jsonrpc.INTERNAL_ERROR,
     ):
         line = jsonrpc.encode_error(id, code, "went wrong", data={"detail": [1, 2]})
-        assert errors(shared, version, ERROR_DEF[version], line) == []
+        assert errors(spec_checkers, version, ERROR_DEF[version], line) == []
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_the_schema_check_can_fail(shared: Path, version: str) -> None:
+def test_the_schema_check_can_fail(spec_checkers: SpecCheckers, version: str) -> None:
     bad = b'{"jsonrpc":"2.0","id":true,"method":"m"}\n'
-    assert errors(shared, version, "JSONRPCRequest", bad)
+    assert errors(spec_checkers, version, "JSONRPCRequest", bad)
 
 
-def invalid_items(version: str) -> list[Invalid]:
-    lines = (
-        PARSE_ERRORS
-        + [line for line, _ in INVALID_REQUESTS]
-        + [b'{"jsonrpc":"2.0","method":"m","x":"' + b"a" * 200 + b'"}']
-    )
+def invalid_items(version: str, bad_lines: list[bytes]) -> list[Invalid]:
+    lines = [*bad_lines, b'{"jsonrpc":"2.0","method":"m","x":"' + b"a" * 200 + b'"}']
     d = Decoder(max_message_bytes=200, protocol_version=version)
     items = d.feed(b"\n".join(lines) + b"\n") + d.close()
     assert len(items) == len(lines) and all(isinstance(i, Invalid) for i in items)
@@ -97,21 +80,21 @@ def invalid_items(version: str) -> list[Invalid]:
 
 
 @pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
-def test_invalid_error_responses_conform(shared: Path, version: str) -> None:
-    for item in invalid_items(version):
-        assert errors(shared, version, ERROR_DEF[version], item.response) == [], item
+def test_invalid_error_responses_conform(spec_checkers: SpecCheckers, version: str, bad_lines: list[bytes]) -> None:
+    for item in invalid_items(version, bad_lines):
+        assert errors(spec_checkers, version, ERROR_DEF[version], item.response) == [], item
     # Unknown ids are left out, as these schemas want (id optional, never null).
     assert jsonrpc.encode_error(None, jsonrpc.PARSE_ERROR, "Parse error").find(b'"id"') == -1
-    assert errors(shared, version, ERROR_DEF[version], jsonrpc.encode_error(None, -32700, "Parse error")) == []
+    assert errors(spec_checkers, version, ERROR_DEF[version], jsonrpc.encode_error(None, -32700, "Parse error")) == []
 
 
-def test_invalid_error_responses_2025_06_18(shared: Path) -> None:
+def test_invalid_error_responses_2025_06_18(spec_checkers: SpecCheckers, bad_lines: list[bytes]) -> None:
     """2025-06-18's schema requires a string or integer id on every error response, which a
     response to an unreadable message cannot have; the decoder then writes ``"id": null`` as
     JSON-RPC 2.0 prescribes. Everything else of those responses conforms."""
     version = "2025-06-18"
-    for item in invalid_items(version):
-        found = errors(shared, version, ERROR_DEF[version], item.response)
+    for item in invalid_items(version, bad_lines):
+        found = errors(spec_checkers, version, ERROR_DEF[version], item.response)
         if item.id is None:
             assert json.loads(item.response)["id"] is None
             assert found == ["id: None is not of type 'string', 'integer'"], item
@@ -119,8 +102,7 @@ def test_invalid_error_responses_2025_06_18(shared: Path) -> None:
             assert found == [], item
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_error_responses_to_an_unknown_id_per_version(shared: Path, version: str) -> None:
+def test_error_responses_to_an_unknown_id_per_version(spec_checkers: SpecCheckers, version: str) -> None:
     """What each schema says of an error response without a usable id, and what encode_error
     writes for it: left out from 2025-11-25 on (the default), null for 2025-06-18."""
     absent = b'{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}\n'
@@ -128,12 +110,14 @@ def test_error_responses_to_an_unknown_id_per_version(shared: Path, version: str
     line = jsonrpc.encode_error(None, jsonrpc.PARSE_ERROR, "Parse error", protocol_version=version)
     if version == "2025-06-18":
         # Neither form conforms: the id is required and must be a string or an integer.
-        assert errors(shared, version, ERROR_DEF[version], absent) == [": 'id' is a required property"]
-        assert errors(shared, version, ERROR_DEF[version], null) == ["id: None is not of type 'string', 'integer'"]
+        assert errors(spec_checkers, version, ERROR_DEF[version], absent) == [": 'id' is a required property"]
+        assert errors(spec_checkers, version, ERROR_DEF[version], null) == [
+            "id: None is not of type 'string', 'integer'"
+        ]
         assert line == null  # JSON-RPC 2.0's rule
     else:
-        assert errors(shared, version, ERROR_DEF[version], absent) == []
-        assert errors(shared, version, ERROR_DEF[version], null) != []
+        assert errors(spec_checkers, version, ERROR_DEF[version], absent) == []
+        assert errors(spec_checkers, version, ERROR_DEF[version], null) != []
         assert line == absent
     # The Decoder answers unreadable lines the same way.
     (item,) = Decoder(protocol_version=version).feed(b"{\n")
@@ -141,7 +125,9 @@ def test_error_responses_to_an_unknown_id_per_version(shared: Path, version: str
     assert (b'"id":null' in item.response) == (version == "2025-06-18")
     # A known id is written whatever the version.
     assert (
-        errors(shared, version, ERROR_DEF[version], jsonrpc.encode_error(3, -32601, "m", protocol_version=version))
+        errors(
+            spec_checkers, version, ERROR_DEF[version], jsonrpc.encode_error(3, -32601, "m", protocol_version=version)
+        )
         == []
     )
 
@@ -189,7 +175,6 @@ def schema_error_codes(node: object, found: set[int]) -> set[int]:
     return found
 
 
-@pytest.mark.parametrize("version", VERSIONS)
 def test_error_code_constants_match_the_schema(shared: Path, version: str) -> None:
     root = json.loads((shared / "mcp-schema" / version / "schema.json").read_text())
     defs = root.get("definitions") or root["$defs"]

@@ -5,6 +5,7 @@ failures listed (strict xfail: a fixed one shows up)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -12,9 +13,7 @@ from typing import Any
 import pytest
 
 import mcp_native
-from helpers import SHARED, written_valid
 
-SUITE = SHARED / "json-schema-test-suite"
 DRAFTS = {
     "draft2020-12": "2020-12",
     "draft2019-09": "2019-09",
@@ -34,18 +33,18 @@ XFAIL: dict[str, str] = {
 
 
 @cache
-def registry() -> dict[str, Any]:
-    remotes = SUITE / "remotes"
+def registry(suite: Path) -> dict[str, Any]:
+    remotes = suite / "remotes"
     return {
         "http://localhost:1234/" + p.relative_to(remotes).as_posix(): json.loads(p.read_text())
         for p in sorted(remotes.rglob("*.json"))
     }
 
 
-def collect(optional: bool) -> list[Any]:
+def collect(suite: Path, optional: bool) -> list[Any]:
     params = []
     for draft in DRAFTS:
-        base = SUITE / "tests" / draft
+        base = suite / "tests" / draft
         files = sorted((base / "optional").rglob("*.json")) if optional else sorted(base.glob("*.json"))
         for path in files:
             rel = path.relative_to(base).with_suffix("").as_posix()
@@ -57,6 +56,15 @@ def collect(optional: bool) -> list[Any]:
     return params
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """The suite's tests, from the reference data that --shared names."""
+    suite = Path(metafunc.config.getoption("shared")) / "json-schema-test-suite"
+    if not suite.is_dir():
+        raise pytest.UsageError(f"JSON-Schema-Test-Suite not found at {suite}; pass --shared or set MCP_NATIVE_SHARED")
+    optional = metafunc.function.__name__ == "test_optional"
+    metafunc.parametrize(("draft", "path", "gi", "ti"), collect(suite, optional))
+
+
 @cache
 def load(path: str) -> list[Any]:
     groups: list[Any] = json.loads(Path(path).read_text())
@@ -66,10 +74,13 @@ def load(path: str) -> list[Any]:
 @cache
 def validator(draft: str, path: str, gi: int) -> mcp_native.Validator:
     formats = "/optional/format/" in path
-    return mcp_native.Validator(load(path)[gi]["schema"], dialect=DRAFTS[draft], formats=formats, registry=registry())
+    suite = next(p.parent for p in Path(path).parents if p.name == "tests")  # suite/tests/<draft>/...
+    return mcp_native.Validator(
+        load(path)[gi]["schema"], dialect=DRAFTS[draft], formats=formats, registry=registry(suite)
+    )
 
 
-def check(draft: str, path: str, gi: int, ti: int) -> None:
+def check(draft: str, path: str, gi: int, ti: int, written_valid: Callable[[mcp_native.Validator, Any], bool]) -> None:
     test = load(path)[gi]["tests"][ti]
     v = validator(draft, path, gi)
     assert v.is_valid(test["data"]) is test["valid"], "is_valid"
@@ -78,11 +89,13 @@ def check(draft: str, path: str, gi: int, ti: int) -> None:
     assert written_valid(v, test["data"]) is test["valid"], "validated while written (Tool.encode_response)"
 
 
-@pytest.mark.parametrize(("draft", "path", "gi", "ti"), collect(optional=False))
-def test_required(draft: str, path: str, gi: int, ti: int) -> None:
-    check(draft, path, gi, ti)
+def test_required(
+    draft: str, path: str, gi: int, ti: int, written_valid: Callable[[mcp_native.Validator, Any], bool]
+) -> None:
+    check(draft, path, gi, ti, written_valid)
 
 
-@pytest.mark.parametrize(("draft", "path", "gi", "ti"), collect(optional=True))
-def test_optional(draft: str, path: str, gi: int, ti: int) -> None:
-    check(draft, path, gi, ti)
+def test_optional(
+    draft: str, path: str, gi: int, ti: int, written_valid: Callable[[mcp_native.Validator, Any], bool]
+) -> None:
+    check(draft, path, gi, ti, written_valid)

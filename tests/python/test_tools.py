@@ -8,7 +8,6 @@ import json
 import warnings
 import weakref
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,9 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mcp_native
-from helpers import VERSIONS, all_blocks, assert_conforms, spec_checkers
 from mcp_native import Tool, ValidationError, Validator, _core
 from mcp_native import content as c
+
+Conforms = Callable[[str, str, Any], None]  # the assert_conforms fixture
 
 # The example of the tools page of the specification.
 WEATHER_INPUT = {
@@ -58,16 +58,15 @@ def error_def(version: str) -> str:
     return "JSONRPCError" if version == "2025-06-18" else "JSONRPCErrorResponse"
 
 
-def assert_result_conforms(shared: Path, version: str, result: Any, request_id: int | str = 7) -> None:
-    assert_conforms(shared, version, "CallToolResult", result)
-    assert_conforms(shared, version, response_def(version), {"jsonrpc": "2.0", "id": request_id, "result": result})
+def assert_result_conforms(assert_conforms: Conforms, version: str, result: Any, request_id: int | str = 7) -> None:
+    assert_conforms(version, "CallToolResult", result)
+    assert_conforms(version, response_def(version), {"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
 # -- definitions ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_definition_conforms(shared: Path, version: str) -> None:
+def test_definition_conforms(assert_conforms: Conforms, version: str) -> None:
     t = weather(version, annotations={"readOnlyHint": True, "title": "Weather"}, meta={"x": 1})
     assert t.definition == {
         "name": "get_weather_data",
@@ -78,15 +77,15 @@ def test_definition_conforms(shared: Path, version: str) -> None:
         "annotations": {"readOnlyHint": True, "title": "Weather"},
         "_meta": {"x": 1},
     }
-    assert_conforms(shared, version, "Tool", t.definition)
+    assert_conforms(version, "Tool", t.definition)
     bare = Tool("ping", protocol_version=version).definition
     assert bare == {"name": "ping", "inputSchema": {"type": "object", "additionalProperties": False}}
-    assert_conforms(shared, version, "Tool", bare)
+    assert_conforms(version, "Tool", bare)
     if version >= "2025-11-25":
         with_icons = Tool(
             "p", icons=[{"src": "https://example.com/i.png", "sizes": ["48x48"]}], protocol_version=version
         )
-        assert_conforms(shared, version, "Tool", with_icons.definition)
+        assert_conforms(version, "Tool", with_icons.definition)
 
 
 @pytest.mark.parametrize("name", ["get weather", "a/b", "x" * 129, "naïve", "a,b"])
@@ -101,10 +100,10 @@ def test_tool_name_should_rules(name: str) -> None:
         Tool("x" * 128, protocol_version="2026-07-28")
 
 
-def test_execution_2025_11_25(shared: Path) -> None:
+def test_execution_2025_11_25(assert_conforms: Conforms) -> None:
     t = Tool("long_job", execution={"taskSupport": "optional"}, protocol_version="2025-11-25")
     assert t.definition["execution"] == {"taskSupport": "optional"}
-    assert_conforms(shared, "2025-11-25", "Tool", t.definition)
+    assert_conforms("2025-11-25", "Tool", t.definition)
     assert Tool.from_definition(t.definition, protocol_version="2025-11-25").definition == t.definition
     with pytest.raises(ValueError, match=r"execution\.taskSupport: 'sometimes'"):
         Tool("j", execution={"taskSupport": "sometimes"}, protocol_version="2025-11-25")
@@ -115,19 +114,19 @@ def test_execution_2025_11_25(shared: Path) -> None:
             Tool("j", execution={"taskSupport": "optional"}, protocol_version=version)
 
 
-def test_output_schema_any_in_2026(shared: Path) -> None:
+def test_output_schema_any_in_2026(assert_conforms: Conforms) -> None:
     t = Tool("nums", output_schema={"type": "array", "items": {"type": "number"}})
-    assert_conforms(shared, "2026-07-28", "Tool", t.definition)
+    assert_conforms("2026-07-28", "Tool", t.definition)
     r = t.result([1, 2.5])
     assert r == {
         "structuredContent": [1, 2.5],
         "content": [{"type": "text", "text": "[1,2.5]"}],
         "resultType": "complete",
     }
-    assert_result_conforms(shared, "2026-07-28", r)
+    assert_result_conforms(assert_conforms, "2026-07-28", r)
     for s in ("hello", None, 3, True):
         anything = Tool("any", output_schema={})
-        assert_result_conforms(shared, "2026-07-28", anything.result(s))
+        assert_result_conforms(assert_conforms, "2026-07-28", anything.result(s))
     for version in ("2025-06-18", "2025-11-25"):
         with pytest.raises(ValueError, match=r"output_schema.*object"):
             Tool("nums", output_schema={"type": "array"}, protocol_version=version)
@@ -188,8 +187,7 @@ def test_bad_definitions_name_the_field(exc: type[Exception], field: str, kw: di
 # -- arguments ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_check_arguments(shared: Path, version: str) -> None:
+def test_check_arguments(assert_conforms: Conforms, version: str) -> None:
     t = weather(version)
     assert t.check_arguments({"location": "Paris"}) is None
     bad = t.check_arguments({"location": 75001, "unit": "C"})
@@ -200,13 +198,13 @@ def test_check_arguments(shared: Path, version: str) -> None:
             {"path": "/location", "message": bad["error"]["data"]["errors"][0]["message"]}
         ]
         assert "string" in bad["error"]["data"]["errors"][0]["message"]
-        assert_conforms(shared, version, error_def(version), {"jsonrpc": "2.0", "id": 1, **bad})
+        assert_conforms(version, error_def(version), {"jsonrpc": "2.0", "id": 1, **bad})
     else:
         result = bad["result"]
         assert result["isError"] is True
         text = result["content"][0]["text"]
         assert "get_weather_data" in text and "/location" in text and "string" in text
-        assert_result_conforms(shared, version, result)
+        assert_result_conforms(assert_conforms, version, result)
         assert ("resultType" in result) == (version == "2026-07-28")
     missing = t.check_arguments({})
     msg = json.dumps(missing)
@@ -216,7 +214,7 @@ def test_check_arguments(shared: Path, version: str) -> None:
         err = t.check_arguments(args)
         assert err is not None
         assert err["error"]["code"] == -32602 and "object" in err["error"]["message"]
-        assert_conforms(shared, version, error_def(version), {"jsonrpc": "2.0", "id": "a", **err})
+        assert_conforms(version, error_def(version), {"jsonrpc": "2.0", "id": "a", **err})
     # No arguments at all count as {}.
     assert Tool("ping", protocol_version=version).check_arguments(None) is None
     assert Tool("ping", protocol_version=version).check_arguments({"x": 1}) is not None
@@ -241,8 +239,7 @@ def test_check_arguments_lists_every_error() -> None:
 # -- results --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_result_shapes(shared: Path, version: str) -> None:
+def test_result_shapes(assert_conforms: Conforms, version: str) -> None:
     t = weather(version)
     r = t.result(WEATHER)
     expected = {
@@ -252,7 +249,7 @@ def test_result_shapes(shared: Path, version: str) -> None:
     if version == "2026-07-28":
         expected["resultType"] = "complete"
     assert r == expected
-    assert_result_conforms(shared, version, r)
+    assert_result_conforms(assert_conforms, version, r)
     # A text block in content is kept as the mirror; other blocks get the mirror added first.
     own = t.result(WEATHER, [c.text("22.5 C, partly cloudy")], meta={"m": 1})
     assert own["content"] == [c.text("22.5 C, partly cloudy")] and own["_meta"] == {"m": 1}
@@ -260,18 +257,17 @@ def test_result_shapes(shared: Path, version: str) -> None:
     mixed = t.result(WEATHER, [img])
     assert mixed["content"][1] == img and json.loads(mixed["content"][0]["text"]) == WEATHER
     for res in (own, mixed):
-        assert_result_conforms(shared, version, res)
+        assert_result_conforms(assert_conforms, version, res)
     # An error result is not checked against the output schema and needs no structured content.
     err = t.result(content=[c.text("upstream timeout")], is_error=True)
     assert err["isError"] is True and "structuredContent" not in err
-    assert_result_conforms(shared, version, err)
+    assert_result_conforms(assert_conforms, version, err)
     assert t.result({"partial": True}, is_error=True)["structuredContent"] == {"partial": True}
     # A tool without an output schema may return only content.
     assert Tool("echo", protocol_version=version).result(content=[c.text("hi")])["content"] == [c.text("hi")]
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_result_violating_output_schema(shared: Path, version: str) -> None:
+def test_result_violating_output_schema(assert_conforms: Conforms, version: str) -> None:
     t = weather(version)
     bad = {"temperature": "warm", "conditions": "Partly cloudy"}
     with pytest.raises(ValidationError) as info:
@@ -283,7 +279,7 @@ def test_result_violating_output_schema(shared: Path, version: str) -> None:
     lenient = weather(version, on_invalid="error_result")
     r = lenient.result(bad)
     assert r["isError"] is True and "structuredContent" not in r and "/temperature" in r["content"][0]["text"]
-    assert_result_conforms(shared, version, r)
+    assert_result_conforms(assert_conforms, version, r)
     line = lenient.encode_response(3, bad)
     assert json.loads(line) == {"jsonrpc": "2.0", "id": 3, "result": r}
 
@@ -331,18 +327,17 @@ def wrapped(request_id: int | str, result: dict[str, Any]) -> bytes:
     return mcp_native.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}) + b"\n"
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_encode_response(shared: Path, version: str) -> None:
+def test_encode_response(assert_conforms: Conforms, version: str) -> None:
     t = weather(version)
     line = t.encode_response(42, WEATHER)
     assert line == wrapped(42, t.result(WEATHER))
     assert line.endswith(b"}\n") and line.count(b"\n") == 1
-    assert_conforms(shared, version, response_def(version), json.loads(line))
+    assert_conforms(version, response_def(version), json.loads(line))
     meta = {"trace": 'a"b'}
     for content in ([c.text("own")], [c.image(b"\x01", "image/png"), c.text("t")], [c.audio(b"\x02", "audio/wav")], []):
         line = t.encode_response("req-1", WEATHER, content=content, meta=meta)
         assert line == wrapped("req-1", t.result(WEATHER, content, meta=meta))
-        assert_conforms(shared, version, response_def(version), json.loads(line))
+        assert_conforms(version, response_def(version), json.loads(line))
 
 
 def test_encode_response_escapes_the_mirror() -> None:
@@ -600,7 +595,6 @@ def test_encode_response_equals_wrapped_result_2025(structured: dict[str, Any]) 
 # -- client side ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version", VERSIONS)
 def test_check_result(version: str) -> None:
     t = weather(version)
     good = t.result(WEATHER)
@@ -642,7 +636,6 @@ def test_check_result(version: str) -> None:
         t.check_result(b"{not json")
 
 
-@pytest.mark.parametrize("version", VERSIONS)
 def test_from_definition_round_trip(version: str) -> None:
     t = weather(version, annotations={"readOnlyHint": True})
     received = json.loads(json.dumps(t.definition))
@@ -737,10 +730,10 @@ RESULT_FIELDS: dict[str, list[Any]] = {
 
 
 @st.composite
-def near_miss_results(draw: st.DrawFn, version: str) -> dict[str, Any]:
-    """Valid results of the version's builders, then (mostly) one to three fields of the result or
-    of its blocks set to values that may or may not be allowed there."""
-    valid: list[object] = [*all_blocks(version)]
+def near_miss_results(draw: st.DrawFn, version: str, blocks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Valid results of the version's builders (blocks: every kind), then (mostly) one to three
+    fields of the result or of its blocks set to values that may or may not be allowed there."""
+    valid: list[object] = [*blocks]
     content = draw(st.lists(st.sampled_from(valid), max_size=3))
     for _ in range(draw(st.integers(0, 2))):
         if content and bool(draw(st.booleans())):  # bool(): the type checker reads `and` oddly here
@@ -775,30 +768,34 @@ def check_result_accepts(tool: Tool, result: object) -> bool:
     return True
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_check_result_accepts_every_valid_block_and_the_builders_results(shared: Path, version: str) -> None:
+def test_check_result_accepts_every_valid_block_and_the_builders_results(
+    assert_conforms: Conforms, version: str, all_blocks: Callable[[str], list[dict[str, Any]]]
+) -> None:
     t = Tool("t", protocol_version=version)
     result = t.result(content=all_blocks(version), meta={"k": 1})
-    assert_conforms(shared, version, "CallToolResult", result)
+    assert_conforms(version, "CallToolResult", result)
     t.check_result(result)
     t.check_result(t.encode_response(3, {"a": [1]}))
 
 
-@pytest.mark.parametrize("version", VERSIONS)
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_check_result_agrees_with_the_official_definition(shared: Path, version: str, data: st.DataObject) -> None:
+def test_check_result_agrees_with_the_official_definition(
+    spec_checkers: Callable[[str, str], tuple[Any, Any]],
+    all_blocks: Callable[[str], list[dict[str, Any]]],
+    version: str,
+    data: st.DataObject,
+) -> None:
     """check_result on a result dict, without an output schema, accepts exactly what the
     version's official CallToolResult accepts (python-jsonschema on the schema.json)."""
-    result = data.draw(near_miss_results(version))
-    reference, _ = spec_checkers(shared, version, "CallToolResult")
+    result = data.draw(near_miss_results(version, all_blocks(version)))
+    reference, _ = spec_checkers(version, "CallToolResult")
     t = Tool("t", protocol_version=version)
     expected = reference.is_valid(result)
     assert check_result_accepts(t, result) == expected
     assert check_result_accepts(t, json.dumps(result).encode()) == expected
 
 
-@pytest.mark.parametrize("version", VERSIONS)
 def test_check_result_names_the_wrong_field_of_a_content_block(version: str) -> None:
     t = weather(version)
     good = t.result(WEATHER)
