@@ -35,7 +35,7 @@ def shared(pytestconfig: pytest.Config) -> Path:
     return path
 
 
-@pytest.fixture(scope="session", params=[v.value for v in SCHEMA_VERSIONS])
+@pytest.fixture(scope="module", params=[v.value for v in SCHEMA_VERSIONS])
 def version(request: pytest.FixtureRequest) -> str:
     """Each protocol version with an official schema (a test that parametrizes `version`
     itself overrides this)."""
