@@ -476,7 +476,7 @@ class Evaluator {
         int c = compare(V::num(env_, v), limit.num);
         if (kw.op == Op::Maximum) c = -c;
         if (limit.exclusive ? c > 0 : c >= 0) return true;
-        if (limit.exclusive)  // (draft-04's `minimum` with `exclusiveMinimum: true` is worded as one)
+        if (limit.exclusive && collecting())  // (draft-04's `minimum` with `exclusiveMinimum: true` is worded as one)
           fail(kw, v, {"exclusive"});
         else
           fail(kw, v);
