@@ -3,6 +3,9 @@ transports."""
 
 from __future__ import annotations
 
+from typing import Any, Self
+
+import anyio
 import mcp_types
 
 from .. import jsonrpc
@@ -37,3 +40,35 @@ def encode(message: mcp_types.JSONRPCMessage) -> bytes:
         except (TypeError, ValueError):
             pass
     return message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+
+
+class ReceiveStream:
+    """What a session expects of a receive stream beside ``receive()`` and ``close()``, which a
+    subclass defines: ``aclose``, iteration that ends at ``EndOfStream``, and ``async with``
+    that closes it."""
+
+    __slots__ = ()
+
+    async def receive(self) -> Any:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        self.close()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.close()

@@ -26,6 +26,8 @@ from mcp.shared._context_streams import ContextReceiveStream
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCRequest
 
+from ._wire import ReceiveStream
+
 # The stock function's logger and lead limit.
 logger = logging.getLogger("mcp.server.runner")
 stock_replay: Any = None  # the original, kept by install()
@@ -36,7 +38,7 @@ def _limit() -> int:
     return int(mcp.server.runner._PRE_REQUEST_REPLAY_LIMIT)
 
 
-class _Replayed:
+class _Replayed(ReceiveStream):
     """The peeked frames, then the transport's stream, as one receive stream."""
 
     __slots__ = ("_closed", "_context", "_lead", "_stream", "_yields", "last_context")
@@ -76,24 +78,6 @@ class _Replayed:
 
     def close(self) -> None:
         self._closed = True
-
-    async def aclose(self) -> None:
-        self.close()
-
-    def __aiter__(self) -> _Replayed:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> _Replayed:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        self.close()
 
 
 def _sender_context(stream: Any) -> contextvars.Context:

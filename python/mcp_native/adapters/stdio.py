@@ -44,7 +44,7 @@ from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
 from .. import jsonrpc
-from ._wire import encode, sdk_message
+from ._wire import ReceiveStream, encode, sdk_message
 
 _READ_SIZE = 1 << 16
 # Unknown ids are written as null: JSON-RPC 2.0's rule, and the SDKs' JSONRPCError requires the
@@ -243,7 +243,7 @@ class _WriteStream:
         self.close()
 
 
-class _ReadStream:
+class _ReadStream(ReceiveStream):
     """The stream the session receives messages from: ``receive`` decodes the pipe itself when no
     decoded message is left, instead of a reader task handing each message over through a memory
     stream. Each receive yields to the event loop once, as a memory stream's does: at a
@@ -363,24 +363,6 @@ class _ReadStream:
     def close(self) -> None:
         self._closed = True
         self.unregister()
-
-    async def aclose(self) -> None:
-        self.close()
-
-    def __aiter__(self) -> _ReadStream:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> _ReadStream:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        self.close()
 
 
 @asynccontextmanager
