@@ -23,11 +23,11 @@ import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
+import mcp.client.stdio
 from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 import mcp_native
 from mcp_native import adapters
@@ -65,8 +65,14 @@ def children() -> set[int]:
     return pids
 
 
+def stdio_client(params: StdioServerParameters, errlog: TextIO) -> Any:
+    """The SDK's stdio client transport as it is now: the adapters replace it while installed."""
+    return mcp.client.stdio.stdio_client(params, errlog=errlog)
+
+
 def set_client(mode: str) -> None:
-    """The client side of a round: the adapters installed for the adapted server only."""
+    """The client side of a round: the adapters installed for the adapted server only (its
+    session is also opened with them, on the adapted client transport)."""
     if mode == "adapted":
         adapters.install(server=False)  # the client's validation and line parsing
     else:
@@ -85,6 +91,7 @@ async def measure(rounds: int, calls: int, frameworks: list[str], tick: Callable
         pids: dict[tuple[str, str], int] = {}
         for fw in frameworks:
             for mode in MODES:
+                set_client(mode)
                 before = children()
                 read, write = await stack.enter_async_context(stdio_client(server_params(APPS[fw], mode), errlog=sys.stderr))
                 (pids[fw, mode],) = children() - before
@@ -92,6 +99,7 @@ async def measure(rounds: int, calls: int, frameworks: list[str], tick: Callable
                 await session.initialize()
                 await session.list_tools()
                 sessions[fw, mode] = session
+        adapters.uninstall()
         for fw in frameworks:
             for payload, (tool, args) in CALLS.items():
                 result = await sessions[fw, "stock"].call_tool(tool, args)

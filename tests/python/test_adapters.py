@@ -24,8 +24,7 @@ import mcp.client.session
 import mcp.client.stdio
 import mcp.server.stdio
 from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp.types import JSONRPCResponse, TextContent
+from mcp.types import TextContent
 
 from mcp_native import adapters
 
@@ -39,19 +38,28 @@ def server_command(app: str, adapted: bool) -> list[str]:
 
 
 class Session(Protocol):
-    def __call__(self, app: str, adapted_server: bool) -> AbstractAsyncContextManager[ClientSession]: ...
+    def __call__(
+        self, app: str, adapted_server: bool, adapted_client: bool = False
+    ) -> AbstractAsyncContextManager[ClientSession]: ...
 
 
 @pytest.fixture
 def session(sanitizer_env: dict[str, str]) -> Session:
-    """An initialized client session of the SDK's stdio client with the app's server."""
+    """An initialized client session of the SDK's stdio client with the app's server; with
+    ``adapted_client``, the client's adapters are installed first (its transport too)."""
 
     @asynccontextmanager
-    async def open_session(app: str, adapted_server: bool) -> AsyncIterator[ClientSession]:
+    async def open_session(
+        app: str, adapted_server: bool, adapted_client: bool = False
+    ) -> AsyncIterator[ClientSession]:
         cmd = server_command(app, adapted_server)
         params = StdioServerParameters(command=cmd[0], args=cmd[1:], cwd=str(ROOT), env=sanitizer_env)
+        if adapted_client:
+            adapters.install(server=False)
         with open("/dev/null", "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as s:
+            # Through the module: the transport installed now, stock or adapted.
+            transport = mcp.client.stdio.stdio_client(params, errlog=errlog)
+            async with transport as (read, write), ClientSession(read, write) as s:
                 await s.initialize()
                 yield s
 
@@ -62,9 +70,11 @@ def session(sanitizer_env: dict[str, str]) -> Session:
 
 
 def _targets() -> list[Any]:
+    import fastmcp.client.transports.stdio
     import fastmcp.server.mixins.transport
     import fastmcp.tools.base
     import mcp
+    import mcp.client.client
     import mcp.server.mcpserver.utilities.func_metadata
     import mcp.server.runner
 
@@ -76,6 +86,10 @@ def _targets() -> list[Any]:
         fastmcp.tools.base.Tool.convert_result,
         mcp.server.mcpserver.utilities.func_metadata.FuncMetadata.convert_result,
         mcp.server.runner.ServerRunner._serialize,
+        mcp.client.stdio.stdio_client,
+        mcp.stdio_client,
+        vars(mcp.client.client)["stdio_client"],
+        vars(fastmcp.client.transports.stdio)["stdio_client"],
     ]
 
 
@@ -103,6 +117,9 @@ def test_options_choose_the_parts() -> None:
     assert len(report.patched) == 2 and all("validate_" in p for p in report.patched)
     after = _targets()
     assert after[0] is before[0] and after[4] is before[4] and after[3] is not before[3]
+    assert after[7:] == before[7:]  # the client transport goes with transport=
+    report = adapters.install(server=False)
+    assert all(a is not b for a, b in zip(_targets()[7:], before[7:], strict=True))
     with pytest.raises(ValueError, match="output_validation"):
         adapters.install(output_validation="strict")
 
@@ -142,7 +159,7 @@ def _plain(result: Any) -> dict[str, Any]:
 async def test_adapted_server_answers_as_stock_does(app: str, session: Session) -> None:
     answers = {}
     for adapted in (False, True):
-        async with session(app, adapted) as s:
+        async with session(app, adapted, adapted_client=adapted) as s:
             tools = await s.list_tools()
             calls: list[tuple[str, dict[str, Any]]] = [
                 ("get_weather", {"city": "Zürich"}),
@@ -179,18 +196,13 @@ async def test_stock_fastmcp_sends_it_and_the_adapted_client_names_the_path(sess
         assert (await s.call_tool("broken_weather", {"city": "Paris"})).structured_content is not None
 
 
-async def test_adapted_client_parses_lines_natively(session: Session) -> None:
-    adapters.install(server=False)
-    parse = mcp.client.stdio._parse_line
-    assert parse.__module__ == "mcp_native.adapters.mcp_stdio_client"
-    ok = parse('{"jsonrpc":"2.0","id":3,"result":{"content":[]}}\r')
-    assert not isinstance(ok, Exception) and isinstance(ok.message, JSONRPCResponse)
-    assert ok.message.id == 3 and ok.message.result == {"content": []}
-    for bad in ("", "{", '{"jsonrpc":"2.0","id":true,"result":{}}', '{"jsonrpc":"2.0","id":1,"result":[]}'):
-        assert isinstance(parse(bad), ValueError)
-    async with session("fastmcp", adapted_server=True) as s:
-        result = await s.call_tool("list_records", {"count": 50})
-    assert result.structured_content is not None and len(result.structured_content["records"]) == 50
+async def test_adapted_client_transport_carries_large_results(session: Session) -> None:
+    async with session("fastmcp", adapted_server=True, adapted_client=True) as s:
+        assert mcp.client.stdio.stdio_client.__module__ == "mcp_native.adapters.mcp_stdio_client"
+        result = await s.call_tool("list_records", {"count": 3000})
+        tools = await s.list_tools()
+    assert result.structured_content is not None and len(result.structured_content["records"]) == 3000
+    assert [t.name for t in tools.tools] == ["get_weather", "list_records", "broken_weather"]
 
 
 def test_validate_server_result_keeps_the_stock_verdicts() -> None:
@@ -336,15 +348,19 @@ import sys
 from mcp_native import adapters
 report = adapters.install()
 assert "mcp" not in sys.modules and "fastmcp" not in sys.modules, sorted(m for m in sys.modules if "mcp" in m)
-assert report.patched == [] and len(report.waiting) == 17
+assert report.patched == [] and len(report.waiting) == 20
 import mcp.server.stdio, mcp.client.session
-from mcp_native.adapters import stdio, mcp_client
+from mcp_native.adapters import stdio, mcp_client, mcp_stdio_client
 assert mcp.server.stdio.stdio_server is stdio.stdio_server and mcp.stdio_server is stdio.stdio_server
+assert mcp.stdio_client is mcp.client.stdio.stdio_client is mcp_stdio_client.stdio_client
 assert mcp.client.session.ClientSession.validate_tool_result is mcp_client.validate_tool_result
 from fastmcp.server.mixins import transport
+from fastmcp.client.transports import stdio as client_transport
 assert transport.stdio_server is stdio.stdio_server
+assert client_transport.stdio_client is mcp_stdio_client.stdio_client
 adapters.uninstall()
 assert transport.stdio_server is mcp.server.stdio.stdio_server is stdio.stock_stdio_server
+assert client_transport.stdio_client is mcp.client.stdio.stdio_client is mcp_stdio_client.stock_stdio_client
 print(len(report.patched))
 """
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)

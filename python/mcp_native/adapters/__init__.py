@@ -11,7 +11,8 @@ that each holds the function it expects; on any other version it patches nothing
 
 - ``transport``: the stdio server transport frames and parses lines natively, answers every
   malformed line with its JSON-RPC error, and writes responses natively (see ``adapters.stdio``);
-  with ``client`` too, the stdio client parses the server's lines natively; both Streamable
+  with ``client`` too, the stdio client transport frames and parses the server's lines natively
+  without relay tasks (see ``adapters.mcp_stdio_client``); both Streamable
   HTTP server paths write responses natively and answer a malformed envelope with ``-32600``;
 - ``client``: ``ClientSession.validate_tool_result`` validates ``structuredContent`` with the
   tool's output schema compiled once natively;
@@ -45,11 +46,21 @@ logger = logging.getLogger("mcp_native.adapters")
 SUPPORTED_VERSIONS: dict[str, tuple[str, ...]] = {"mcp": ("2.3.0",), "fastmcp": ("4.1.2",)}
 _OUTPUT_VALIDATION = ("error", "warn", "off")
 _MIRRORS = ("framework", "compact")
-# Modules that bind the stdio transport by name (``from mcp.server.stdio import stdio_server``).
-_STDIO_BINDINGS = {
-    "mcp": ("mcp", "mcp.server.mcpserver.server"),
-    "fastmcp": ("fastmcp.server.mixins.transport", "fastmcp.server.low_level"),
-}
+# The stdio transports, server and client: (SDK module, function, adapter module, what), and
+# the modules that bind the function by name (``from mcp.server.stdio import stdio_server``).
+_STDIO = (
+    (
+        ("mcp.server.stdio", "stdio_server", "stdio", "stdio transport: native framing and writes"),
+        {
+            "mcp": ("mcp", "mcp.server.mcpserver.server"),
+            "fastmcp": ("fastmcp.server.mixins.transport", "fastmcp.server.low_level"),
+        },
+    ),
+    (
+        ("mcp.client.stdio", "stdio_client", "mcp_stdio_client", "stdio client transport: native framing, no relays"),
+        {"mcp": ("mcp", "mcp.client.client"), "fastmcp": ("fastmcp.client.transports.stdio",)},
+    ),
+)
 
 
 class UnsupportedVersion(RuntimeError):
@@ -98,22 +109,17 @@ def _installed_versions() -> dict[str, str]:
     return found
 
 
-def _stdio_applied(original: Any) -> None:
-    from . import stdio
-
-    for name in stdio.STOCK_HELPERS:
-        if not callable(getattr(sys.modules["mcp.server.stdio"], name, None)):
-            raise UnexpectedTarget(f"mcp.server.stdio.{name}: not found")
-    stdio.stock_stdio_server = original
-
-
-def _keep(module: str, stock: str | None = None, **settings: Any) -> Callable[[Any], None]:
+def _keep(module: str, stock: str | None = None, helpers_of: str = "", **settings: Any) -> Callable[[Any], None]:
     """An ``on_apply`` for a patch: the adapter module (``mcp_native.adapters.<module>``) gets
     the replaced function as ``stock``, which its replacement falls back to, and the options of
-    install() it reads."""
+    install() it reads. With ``helpers_of``, the SDK module must also hold the helpers the
+    adapter calls (its ``STOCK_HELPERS``)."""
 
     def keep(original: Any) -> None:
         adapter = importlib.import_module(f"{__name__}.{module}")
+        for name in adapter.STOCK_HELPERS if helpers_of else ():
+            if not callable(getattr(sys.modules[helpers_of], name, None)):
+                raise UnexpectedTarget(f"{helpers_of}.{name}: not found")
         if stock is not None:
             setattr(adapter, stock, original)
         for name, value in settings.items():
@@ -130,22 +136,15 @@ def _plan(
     patches: list[Patch] = []
     if "mcp" not in versions:
         return patches
-    if transport:
-        native = "mcp_native.adapters.stdio:stdio_server"
-        first = Patch(
-            "mcp.server.stdio",
-            "stdio_server",
-            native,
-            "stdio transport: native framing and writes",
-            on_apply=_stdio_applied,
-        )
+    for (module, name, adapter, what), bindings in _STDIO if transport else ():
+        if module == "mcp.client.stdio" and not client:
+            continue
+        native = f"{__name__}.{adapter}:{name}"
+        first = Patch(module, name, native, what, on_apply=_keep(adapter, f"stock_{name}", helpers_of=module))
         patches.append(first)
-        for dist, modules in _STDIO_BINDINGS.items():
+        for dist, modules in bindings.items():
             if dist in versions:
-                patches += [
-                    Patch(m, "stdio_server", native, f"{m}.stdio_server (the same transport)", expects=first)
-                    for m in modules
-                ]
+                patches += [Patch(m, name, native, f"{m}.{name} (the same transport)", expects=first) for m in modules]
     if transport:
         patches.append(
             Patch(
@@ -174,15 +173,6 @@ def _plan(
                     on_apply=_keep("http", f"stock_{name}") if falls_back else None,
                 )
             )
-    if client and transport:
-        patches.append(
-            Patch(
-                "mcp.client.stdio",
-                "_parse_line",
-                "mcp_native.adapters.mcp_stdio_client:parse_line",
-                "stdio client: native line parsing",
-            )
-        )
     if client:
         patches.append(
             Patch(

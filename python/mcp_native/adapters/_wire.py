@@ -3,10 +3,13 @@ transports."""
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, Self
 
 import anyio
+import anyio.lowlevel
 import mcp_types
+from mcp.shared.message import SessionMessage
 
 from .. import jsonrpc
 
@@ -42,6 +45,108 @@ def encode(message: mcp_types.JSONRPCMessage) -> bytes:
     return message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
 
 
+class LineWriter:
+    """Writes whole lines in order from any task, with what a stock transport's writer task
+    gives its senders: a line is put out at once as far as it can be (:meth:`_put`) and the rest
+    is left to :meth:`run` (a task of the transport), so that the sender goes on as soon as its
+    line is handed over; a sender that comes while a line is still being written waits for its
+    turn, as it would for a busy writer task."""
+
+    def __init__(self) -> None:
+        self._busy = False  # a line is being written; later ones wait in _turns
+        self._turns: deque[anyio.Event] = deque()
+        self._tail: Any = None  # what _put left of a line, for run() to finish
+        self._wake = anyio.Event()
+        self._closed = False
+        self._running = True
+
+    def _put(self, data: bytes) -> Any:
+        """Writes what can be written of ``data`` at once; returns what is left, or None."""
+        raise NotImplementedError
+
+    def _started(self, data: bytes, rest: Any) -> bool:
+        """Whether part of the line is out (the rest must then be written, even if cancelled)."""
+        raise NotImplementedError
+
+    async def _finish(self, rest: Any) -> None:
+        """Writes what :meth:`_put` left."""
+        raise NotImplementedError
+
+    def _check(self) -> None:
+        """Raises the error that fails the transport, if any (in :meth:`run`)."""
+
+    @property
+    def broken(self) -> bool:
+        """Whether a failed write ended the transport (later sends raise ``BrokenResourceError``)."""
+        return False
+
+    async def write_message(self, message: mcp_types.JSONRPCMessage) -> None:
+        await self.write(encode(message))
+
+    async def write(self, data: bytes) -> None:
+        if self._busy:
+            turn = anyio.Event()
+            self._turns.append(turn)
+            try:
+                await turn.wait()
+            except BaseException:
+                if turn.is_set():
+                    self._next()  # the turn came with the cancellation: pass it on
+                else:
+                    self._turns.remove(turn)
+                raise
+        else:
+            self._busy = True
+        try:
+            rest = self._put(data)
+        except BaseException:
+            self._next()
+            raise
+        if rest is None:
+            self._next()
+        elif self._running:
+            self._tail = rest
+            self._wake.set()
+        else:  # the transport is gone (a line written while it closes): finish it here
+            try:
+                with anyio.CancelScope(shield=self._started(data, rest)):
+                    await self._finish(rest)
+            finally:
+                self._next()
+
+    def _next(self) -> None:
+        if self._turns:
+            self._turns.popleft().set()
+        else:
+            self._busy = False
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def close(self) -> None:
+        """No more lines will be sent: :meth:`run` returns once the last one is written."""
+        self._closed = True
+        self._wake.set()
+
+    async def run(self) -> None:
+        """The transport's task: finishes each line :meth:`_put` could not write at once; raises
+        what :meth:`_check` raises; returns once closed and done."""
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake = anyio.Event()
+                if self._tail is not None:
+                    rest, self._tail = self._tail, None
+                    await self._finish(rest)
+                    self._next()
+                    continue
+                self._check()
+                if self._closed:
+                    return
+        finally:
+            self._running = False
+
+
 class ReceiveStream:
     """What a session expects of a receive stream beside ``receive()`` and ``close()``, which a
     subclass defines: ``aclose``, iteration that ends at ``EndOfStream``, and ``async with``
@@ -66,6 +171,42 @@ class ReceiveStream:
             return await self.receive()
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class WriteStream:
+    """The stream a session sends its messages to: each one is encoded and written by the
+    sending task itself (:class:`LineWriter`), instead of being handed to a writer task through
+    a memory stream. What the sender sees is the same: a checkpoint first (where a cancelled
+    sender stops, nothing written), then ``send`` returns once its line is handed over;
+    ``ClosedResourceError`` after ``aclose``, ``BrokenResourceError`` once a write failed."""
+
+    __slots__ = ("_closed", "_writer")
+
+    def __init__(self, writer: LineWriter) -> None:
+        self._writer = writer
+        self._closed = False
+
+    async def send(self, item: SessionMessage) -> None:
+        await anyio.lowlevel.checkpoint()
+        if self._closed:
+            raise anyio.ClosedResourceError
+        if self._writer.broken:
+            raise anyio.BrokenResourceError
+        await self._writer.write_message(item.message)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._writer.close()
+
+    async def aclose(self) -> None:
+        self.close()
 
     async def __aenter__(self) -> Self:
         return self

@@ -13,7 +13,7 @@ the SDK's own helpers) and yields the same pair of streams of ``SessionMessage``
   of a worker thread per line; other files (a regular file, a terminal) keep a worker thread;
 - when stdout is a pipe or socket, no task relays the messages: the serving loop decodes stdin
   itself when it asks for the next message, and each response is written by the task that
-  sends it (two memory-stream hops and their task wakeups fewer per request, and on asyncio
+  sends it (:class:`WriteStream`) (two memory-stream hops and their task wakeups fewer per request, and on asyncio
   no registration of stdin with the event loop per message). What the session sees is the
   same: a yield to the loop at each receive and send, messages and responses in the same
   order, a send that returns once its line is handed over (a line the pipe does not take at
@@ -44,7 +44,7 @@ from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
 from .. import jsonrpc
-from ._wire import ReceiveStream, encode, sdk_message
+from ._wire import LineWriter, ReceiveStream, WriteStream, encode, sdk_message
 
 _READ_SIZE = 1 << 16
 # Unknown ids are written as null: JSON-RPC 2.0's rule, and the SDKs' JSONRPCError requires the
@@ -103,92 +103,50 @@ async def _write_all(fd: int, view: memoryview) -> None:
         view = view[n:]
 
 
-class _PipeWriter:
-    """Writes whole lines to a non-blocking pipe or socket, in order, from any task, with what
-    the stock transport's writer task gives its senders: a line is written at once as far as
-    the pipe takes it and the rest is left to :meth:`run` (a task of the transport), so that
-    the sender goes on as soon as its line is handed over; a sender that comes while a line is
-    still being written waits for its turn, as it would for a busy writer task. A line whose
-    first byte is written is written whole."""
+class _PipeWriter(LineWriter):
+    """Writes whole lines to a non-blocking pipe or socket (see :class:`LineWriter`): at once as
+    far as the pipe takes them. A line whose first byte is written is written whole. A sender
+    that cannot encode or write its message fails the transport: :meth:`run` raises the error."""
 
     def __init__(self, fd: int) -> None:
+        super().__init__()
         self.fd = fd
-        self._busy = False  # a line is being written; later ones wait in _turns
-        self._turns: deque[anyio.Event] = deque()
-        self._tail: memoryview | None = None  # the rest of a line the pipe did not take at once
-        self._wake = anyio.Event()
-        self._closed = False
-        self._running = True
         self.error: BaseException | None = None
 
-    async def write(self, data: bytes) -> None:
-        if self._busy:
-            turn = anyio.Event()
-            self._turns.append(turn)
-            try:
-                await turn.wait()
-            except BaseException:
-                if turn.is_set():
-                    self._next()  # the turn came with the cancellation: pass it on
-                else:
-                    self._turns.remove(turn)
-                raise
-        else:
-            self._busy = True
+    def _put(self, data: bytes) -> memoryview | None:
         try:
             n = os.write(self.fd, data)
         except BlockingIOError:
             n = 0
-        except BaseException:
-            self._next()
-            raise
-        if n == len(data):
-            self._next()
-        elif self._running:
-            self._tail = memoryview(data)[n:]
-            self._wake.set()
-        else:  # the transport is gone (a line written while it closes): finish it here
-            try:
-                with anyio.CancelScope(shield=n > 0):
-                    await _write_all(self.fd, memoryview(data)[n:])
-            finally:
-                self._next()
+        return None if n == len(data) else memoryview(data)[n:]
 
-    def _next(self) -> None:
-        if self._turns:
-            self._turns.popleft().set()
-        else:
-            self._busy = False
+    def _started(self, data: bytes, rest: memoryview) -> bool:
+        return len(rest) < len(data)
+
+    async def _finish(self, rest: memoryview) -> None:
+        await _write_all(self.fd, rest)
+
+    @property
+    def broken(self) -> bool:
+        return self.error is not None
+
+    async def write_message(self, message: Any) -> None:
+        # A failed write (the client went away) or a message that cannot be encoded fails the
+        # transport, as a failing writer task would.
+        try:
+            await self.write(encode(message))
+        except Exception as e:
+            self.fail(e)
 
     def fail(self, error: BaseException) -> None:
         """Fails the transport (from a sender): :meth:`run` raises ``error``."""
         if self.error is None:
             self.error = error
-        self._wake.set()
+        self.wake()
 
-    def close(self) -> None:
-        """No more lines will be sent: :meth:`run` returns once the last one is written."""
-        self._closed = True
-        self._wake.set()
-
-    async def run(self) -> None:
-        """The transport's task: writes the rest of each line the pipe did not take at once;
-        raises the error a sender met; returns once closed and done."""
-        try:
-            while True:
-                await self._wake.wait()
-                self._wake = anyio.Event()
-                if self._tail is not None:
-                    view, self._tail = self._tail, None
-                    await _write_all(self.fd, view)
-                    self._next()
-                    continue
-                if self.error is not None:
-                    raise self.error
-                if self._closed:
-                    return
-        finally:
-            self._running = False
+    def _check(self) -> None:
+        if self.error is not None:
+            raise self.error
 
 
 async def _read(fd: int, pollable: bool) -> bytes:
@@ -200,47 +158,6 @@ async def _read(fd: int, pollable: bool) -> bytes:
             return os.read(fd, _READ_SIZE)
         except BlockingIOError:  # readiness was spurious (a pipe another process made non-blocking)
             continue
-
-
-class _WriteStream:
-    """The stream the session sends its messages to: each one is encoded and written by the
-    sending task itself (:class:`_PipeWriter`), instead of being handed to a writer task through
-    a memory stream. What the sender sees is the same: a checkpoint first (where a cancelled
-    sender stops, nothing written), then ``send`` returns once its line is handed over;
-    ``ClosedResourceError`` after ``aclose``. A failed write (the client went away) or a message
-    that cannot be encoded fails the transport, as a failing writer task would, and later sends
-    raise ``BrokenResourceError``."""
-
-    __slots__ = ("_closed", "_writer")
-
-    def __init__(self, writer: _PipeWriter) -> None:
-        self._writer = writer
-        self._closed = False
-
-    async def send(self, item: SessionMessage) -> None:
-        await anyio.lowlevel.checkpoint()
-        if self._closed:
-            raise anyio.ClosedResourceError
-        if self._writer.error is not None:
-            raise anyio.BrokenResourceError
-        try:
-            await self._writer.write(encode(item.message))
-        except Exception as e:
-            self._writer.fail(e)
-
-    def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self._writer.close()
-
-    async def aclose(self) -> None:
-        self.close()
-
-    async def __aenter__(self) -> _WriteStream:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        self.close()
 
 
 class _ReadStream(ReceiveStream):
@@ -398,7 +315,7 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
             try:
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(pipe_writer.run)
-                    yield read_stream, _WriteStream(pipe_writer)
+                    yield read_stream, WriteStream(pipe_writer)
             finally:
                 read_stream.unregister()
             return
