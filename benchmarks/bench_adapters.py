@@ -7,8 +7,11 @@ the adapters installed exactly when it talks to the adapted server. Reported per
 payload: the median round-trip latency per ``tools/call``, stock and adapted, the speed-up
 (stock time / adapted time), calls per second, the response's size on the wire, and the server
 process's CPU time per call (user + system, from ``/proc``: what the server itself spends,
-without the client and the pipe). ``server_profile`` then splits the adapted server's time
+without the client and the pipe), and this process's (the client's) CPU time per call; client
+and server take turns, so the round trip is about the sum of the two. ``server_profile`` then splits the adapted server's time
 between mcp-native, pydantic, the framework, the event loop and the tool (cProfile).
+
+``--client-transport`` compares the two stdio client transports alone, against one server.
 """
 
 from __future__ import annotations
@@ -85,6 +88,9 @@ async def measure(rounds: int, calls: int, frameworks: list[str], tick: Callable
         fw: {p: {m: [] for m in MODES} for p in CALLS} for fw in frameworks
     }
     cpu: dict[str, dict[str, dict[str, float]]] = {fw: {p: {m: 0.0 for m in MODES} for p in CALLS} for fw in frameworks}
+    client_cpu: dict[str, dict[str, dict[str, float]]] = {
+        fw: {p: {m: 0.0 for m in MODES} for p in CALLS} for fw in frameworks
+    }
     sizes: dict[str, dict[str, int]] = {fw: {} for fw in frameworks}
     async with AsyncExitStack() as stack:
         sessions: dict[tuple[str, str], ClientSession] = {}
@@ -113,16 +119,18 @@ async def measure(rounds: int, calls: int, frameworks: list[str], tick: Callable
                             set_client(mode)
                             session = sessions[fw, mode]
                             c0 = server_cpu(pids[fw, mode])
+                            own0 = time.process_time()
                             for _ in range(calls):
                                 t0 = time.perf_counter()
                                 result = await session.call_tool(tool, args)
                                 times[fw][payload][mode].append(time.perf_counter() - t0)
                                 assert not result.is_error, result
+                            client_cpu[fw][payload][mode] += time.process_time() - own0
                             cpu[fw][payload][mode] += server_cpu(pids[fw, mode]) - c0
                 tick()
         finally:
             adapters.uninstall()
-    return {"times": times, "sizes": sizes, "cpu": cpu}
+    return {"times": times, "sizes": sizes, "cpu": cpu, "client_cpu": client_cpu}
 
 
 # Where a server's CPU goes, by who owns the function (cProfile's keys: file, line, name).
@@ -223,6 +231,8 @@ def summarize(raw: dict[str, Any]) -> list[dict[str, Any]]:
                 "response_bytes": raw["sizes"][fw][payload],
                 "stock_server_cpu_ms": raw["cpu"][fw][payload]["stock"] / len(by_mode["stock"]) * 1e3,
                 "adapted_server_cpu_ms": raw["cpu"][fw][payload]["adapted"] / len(by_mode["adapted"]) * 1e3,
+                "stock_client_cpu_ms": raw["client_cpu"][fw][payload]["stock"] / len(by_mode["stock"]) * 1e3,
+                "adapted_client_cpu_ms": raw["client_cpu"][fw][payload]["adapted"] / len(by_mode["adapted"]) * 1e3,
                 "calls": len(by_mode["stock"]),
             })
     return rows
@@ -234,15 +244,48 @@ def speedup(x: float) -> str:
 
 def table(rows: list[dict[str, Any]]) -> str:
     head = ("| framework | payload | stock ms/call | mcp-native ms/call | speed-up | calls/s stock → mcp-native "
-            "| server CPU ms/call stock → mcp-native | response bytes |")
-    lines = [head, "|---|---|---:|---:|---:|---:|---:|---:|"]
+            "| server CPU ms/call stock → mcp-native | client CPU ms/call stock → mcp-native | response bytes |")
+    lines = [head, "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(
             f"| {r['framework']} | {r['payload']} | {r['stock_ms']:.2f} | {r['adapted_ms']:.2f} | {speedup(r['speedup'])} "
             f"| {r['stock_calls_per_s']:.0f} → {r['adapted_calls_per_s']:.0f} "
-            f"| {r['stock_server_cpu_ms']:.2f} → {r['adapted_server_cpu_ms']:.2f} | {r['response_bytes']:,} |"
+            f"| {r['stock_server_cpu_ms']:.2f} → {r['adapted_server_cpu_ms']:.2f} "
+            f"| {r['stock_client_cpu_ms']:.2f} → {r['adapted_client_cpu_ms']:.2f} | {r['response_bytes']:,} |"
         )
     return "\n".join(lines)
+
+
+async def client_transports(rounds: int, calls: int) -> None:
+    """The client transport alone: one adapted MCPServer per client transport (the SDK's, the
+    adapters'), the client's other adapters installed for both; weather calls in alternating
+    rounds. Prints the median round trip and the client's CPU time per call."""
+    transports = {"stock client transport": False, "mcp-native client transport": True}
+    times: dict[str, list[float]] = {name: [] for name in transports}
+    cpu = dict.fromkeys(transports, 0.0)
+    tool, args = CALLS["weather"]
+    async with AsyncExitStack() as stack:
+        sessions = {}
+        for name, native in transports.items():
+            adapters.install(server=False, transport=native)
+            read, write = await stack.enter_async_context(stdio_client(server_params(APPS["MCPServer"], "adapted"), sys.stderr))
+            sessions[name] = await stack.enter_async_context(ClientSession(read, write))
+            await sessions[name].initialize()
+        try:
+            adapters.install(server=False, transport=False)  # the transports are chosen: the rest for both
+            for r in range(rounds):
+                for name in transports if r % 2 == 0 else list(transports)[::-1]:
+                    own0 = time.process_time()
+                    for _ in range(calls):
+                        t0 = time.perf_counter()
+                        await sessions[name].call_tool(tool, args)
+                        times[name].append(time.perf_counter() - t0)
+                    cpu[name] += time.process_time() - own0
+        finally:
+            adapters.uninstall()
+    for name in transports:
+        print(f"{name}: median {statistics.median(times[name]) * 1e3:.3f} ms per weather call to an adapted MCPServer, "
+              f"client CPU {cpu[name] / len(times[name]) * 1e3:.3f} ms per call")
 
 
 def main(quick: bool) -> dict[str, Any]:
@@ -257,4 +300,7 @@ def main(quick: bool) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv)
+    if "--client-transport" in sys.argv:  # the client transport alone
+        anyio.run(client_transports, 8, 250)
+    else:
+        main(quick="--quick" in sys.argv)

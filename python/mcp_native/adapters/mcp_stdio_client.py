@@ -71,9 +71,10 @@ def _message(item: jsonrpc.Message) -> SessionMessage | Exception:
 class _StdinWriter(LineWriter):
     """Writes the session's lines to the server's stdin (see :class:`LineWriter`). On asyncio
     a line goes into the pipe's transport at once, which writes what the pipe takes and keeps
-    the rest; :meth:`run` then waits for the pipe to drain, with the stock stream's own error
-    mapping (it sends an empty line-free chunk). Other process streams (trio, a test's fake)
-    take the whole line in :meth:`run`, as the stock writer task does.
+    the rest; :meth:`run` then waits for the pipe to drain by sending an empty chunk (anyio's
+    send then only drains, and maps a failure as it does for the stock writer). Other process
+    streams (trio, a test's fake) take the whole line in :meth:`run`, as the stock writer task
+    does.
 
     A failed write ends the transport: ``on_failure`` ends the read stream, later sends raise
     ``BrokenResourceError``."""
