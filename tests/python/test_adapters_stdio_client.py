@@ -75,7 +75,8 @@ async def test_lines_are_framed_and_bad_ones_handed_over_as_errors(caplog: pytes
 
 async def test_a_line_of_any_size_is_delivered() -> None:
     # Beyond the server side's 16 MiB limit: the stock client sets none on its own server.
-    body = "out.write(b'{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"a\":\"' + b'x' * (17 << 20) + b'\"}}\\n')"
+    head, tail = b'{"jsonrpc":"2.0","id":1,"result":{"a":"', b'"}}\n'
+    body = f"out.write({head!r} + b'x' * (17 << 20) + {tail!r})"
     with anyio.fail_after(30):
         async with transport(server(body)) as (read, _):
             item = await read.receive()
