@@ -8,8 +8,9 @@ payload: the median round-trip latency per ``tools/call``, stock and adapted, th
 (stock time / adapted time), calls per second, the response's size on the wire, and the server
 process's CPU time per call (user + system, from ``/proc``: what the server itself spends,
 without the client and the pipe), and this process's (the client's) CPU time per call; client
-and server take turns, so the round trip is about the sum of the two. ``server_profile`` then splits the adapted server's time
-between mcp-native, pydantic, the framework, the event loop and the tool (cProfile).
+and server take turns, so the round trip is about the sum of the two. ``server_profile`` then
+splits the adapted server's time between mcp-native, pydantic, the framework, the event loop
+and the tool (cProfile).
 
 ``--client-transport`` compares the two stdio client transports alone, against one server.
 """
@@ -77,7 +78,7 @@ def set_client(mode: str) -> None:
     """The client side of a round: the adapters installed for the adapted server only (its
     session is also opened with them, on the adapted client transport)."""
     if mode == "adapted":
-        adapters.install(server=False)  # the client's validation and line parsing
+        adapters.install(server=False)  # the client's validation and its stdio transport
     else:
         adapters.uninstall()
 

@@ -55,6 +55,8 @@ async def test_lines_are_framed_and_bad_ones_handed_over_as_errors(caplog: pytes
         b"{not json\n"
         b"\xff\xfe\n"  # invalid UTF-8: an error like any bad line (the stock transport fails whole)
         b'{"jsonrpc":"2.0","id":true,"result":{}}\r\n'
+        b"\n"  # blank: skipped (stock hands the session a parse error for it)
+        b'{"jsonrpc":"2.0","id":1,"result":[]}\n'
         b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n'
         b'{"jsonrpc":"2.0","id":2,"res'  # unterminated at the end: dropped, as stock drops it
     )
@@ -66,11 +68,12 @@ async def test_lines_are_framed_and_bad_ones_handed_over_as_errors(caplog: pytes
             async for item in read:
                 received.append(item)
     kinds = [type(x.message if isinstance(x, SessionMessage) else x) for x in received]
-    assert kinds == [JSONRPCResponse, ValueError, ValueError, ValueError, JSONRPCNotification]
+    assert kinds == [JSONRPCResponse, ValueError, ValueError, ValueError, ValueError, JSONRPCNotification]
     assert received[0].message.result == {"a": 1}
-    assert "Parse error" in str(received[1]) and "UTF-8" in str(received[2]) and "Invalid Request" in str(received[3])
+    assert "Parse error" in str(received[1]) and "UTF-8" in str(received[2])
+    assert "Invalid Request" in str(received[3]) and "Invalid Request" in str(received[4])
     errors = [r for r in caplog.records if r.name == "mcp.client.stdio" and r.levelno == logging.ERROR]
-    assert len(errors) == 3 and all("Failed to parse JSONRPC message from server" in r.getMessage() for r in errors)
+    assert len(errors) == 4 and all("Failed to parse JSONRPC message from server" in r.getMessage() for r in errors)
 
 
 async def test_a_line_of_any_size_is_delivered() -> None:

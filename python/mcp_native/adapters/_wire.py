@@ -120,9 +120,6 @@ class LineWriter:
         else:
             self._busy = False
 
-    def wake(self) -> None:
-        self._wake.set()
-
     def close(self) -> None:
         """No more lines will be sent: :meth:`run` returns once the last one is written."""
         self._closed = True

@@ -136,7 +136,7 @@ class _ReadStream(ReceiveStream):
         self._ended = False  # end of output, a failed read or write: EndOfStream once delivered
         self._closed = False
         self._scope: anyio.CancelScope | None = None  # of a read in progress
-        self._idle: anyio.Event | None = None  # set when that read is over
+        self._idle: anyio.Event | None = None  # for drain(): set when that read is over
         self.shutting_down = False
 
     async def receive(self) -> SessionMessage | Exception:
@@ -152,7 +152,6 @@ class _ReadStream(ReceiveStream):
             await self._read()
 
     async def _read(self) -> None:
-        self._idle = anyio.Event()
         try:
             with anyio.CancelScope() as self._scope:
                 chunk = await self._stdout.receive()
@@ -167,7 +166,8 @@ class _ReadStream(ReceiveStream):
                 logger.exception("Reading from the MCP server's stdout failed mid-session")
         finally:
             self._scope = None
-            self._idle.set()
+            if self._idle is not None:
+                self._idle.set()
 
     def end(self) -> None:
         """Ends the stream (a write failed): what is decoded is delivered, then ``EndOfStream``."""
@@ -184,7 +184,8 @@ class _ReadStream(ReceiveStream):
         """Discards the server's remaining output (the stock helper), once a read in progress is
         over: a server blocked writing stdout could neither read stdin nor exit."""
         with anyio.CancelScope(shield=True):
-            if self._idle is not None:
+            if self._scope is not None:  # close() or end() has cancelled it: wait for it to unwind
+                self._idle = anyio.Event()
                 await self._idle.wait()
             await _stock._drain_stdout(process)
 

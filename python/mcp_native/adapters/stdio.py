@@ -13,8 +13,8 @@ the SDK's own helpers) and yields the same pair of streams of ``SessionMessage``
   of a worker thread per line; other files (a regular file, a terminal) keep a worker thread;
 - when stdout is a pipe or socket, no task relays the messages: the serving loop decodes stdin
   itself when it asks for the next message, and each response is written by the task that
-  sends it (:class:`WriteStream`) (two memory-stream hops and their task wakeups fewer per request, and on asyncio
-  no registration of stdin with the event loop per message). What the session sees is the
+  sends it (:class:`WriteStream`): two memory-stream hops and their task wakeups fewer per
+  request, and on asyncio no registration of stdin with the event loop per message. What the session sees is the
   same: a yield to the loop at each receive and send, messages and responses in the same
   order, a send that returns once its line is handed over (a line the pipe does not take at
   once is finished by a task of the transport, as the writer task would), the transport
@@ -142,7 +142,7 @@ class _PipeWriter(LineWriter):
         """Fails the transport (from a sender): :meth:`run` raises ``error``."""
         if self.error is None:
             self.error = error
-        self.wake()
+        self._wake.set()
 
     def _check(self) -> None:
         if self.error is not None:
