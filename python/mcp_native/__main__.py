@@ -1,18 +1,38 @@
 """Command line of mcp-native.
 
 ``python -m mcp_native run server.py [args]`` or ``run -m package.module [args]`` runs an MCP
-server or client program with :func:`mcp_native.adapters.install` done first;
-``python -m mcp_native --version`` prints the version and what this build was made with.
+server or client program with :func:`mcp_native.adapters.install` done first: everything after
+the script path or ``-m MODULE`` is the program's own. ``python -m mcp_native doctor`` says,
+per patch group, what the installed SDKs would get; ``python -m mcp_native --version`` prints the
+version and what this build was made with.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import runpy
 import sys
+import warnings
 
 from . import build_info
+
+
+def _split_run(argv: list[str]) -> tuple[list[str], list[str]]:
+    """``run``'s own options, and the program with its arguments (``-m MODULE ...`` or
+    ``script ...``): the first ``-m`` or argument that is not an option starts the program, as
+    for ``python`` itself, so the program's options are never taken for ours."""
+    takes_value = {"--output-validation", "--mirror"}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "-m" or not arg.startswith("-"):
+            return argv[:i], argv[i:]
+        if arg == "--":
+            return argv[:i], argv[i + 1 :]
+        i += 2 if arg in takes_value else 1
+    return argv, []
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,8 +42,11 @@ def main(argv: list[str] | None = None) -> int:
     # Not argparse's action="version": it would re-wrap the lines of the build information.
     parser.add_argument("--version", action="store_true", help="print the version and what this build was made with")
     commands = parser.add_subparsers(dest="command")
-    run = commands.add_parser("run", help="run a program with the MCP SDK adapters installed")
-    run.add_argument("-m", dest="module", help="run a module, as python -m does")
+    run = commands.add_parser(
+        "run",
+        help="run a program with the MCP SDK adapters installed",
+        usage="python -m mcp_native run [options] (script | -m module) [args ...]",
+    )
     run.add_argument("--output-validation", choices=("error", "warn", "off"), default="error")
     run.add_argument(
         "--mirror",
@@ -31,10 +54,14 @@ def main(argv: list[str] | None = None) -> int:
         default="framework",
         help="compact: MCPServer's text mirror as compact JSON instead of pretty-printed",
     )
-    run.add_argument("--report", action="store_true", help="print what the adapters patch to stderr first")
-    run.add_argument(
-        "target", nargs=argparse.REMAINDER, help="the script and its arguments (or, with -m, the module's arguments)"
-    )
+    run.add_argument("--report", action="store_true", help="print what was patched, group by group, at exit")
+    run.add_argument("--quiet", action="store_true", help="no line on stderr saying what is patched")
+    commands.add_parser("doctor", help="what the installed SDKs get, group by group; exit 1 if nothing")
+    argv = sys.argv[1:] if argv is None else argv
+    program: list[str] = []
+    if argv[:1] == ["run"]:
+        ours, program = _split_run(argv[1:])
+        argv = ["run", *ours]
     args = parser.parse_args(argv)
 
     if args.version:
@@ -43,24 +70,46 @@ def main(argv: list[str] | None = None) -> int:
         for key, value in info.items():
             print(f"{key}: {value}")
         return 0
+    if args.command == "doctor":
+        return _doctor()
     if args.command != "run":
         parser.print_help()
         return 0
-    if args.module is None and not args.target:
-        parser.error("run: give a script path or -m module")
+    if not program or program == ["-m"]:
+        run.error("give a script path or -m module")
     from . import adapters
 
-    report = adapters.install(output_validation=args.output_validation, mirror=args.mirror)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the line below says it
+        report = adapters.install(output_validation=args.output_validation, mirror=args.mirror)
+    if not args.quiet:
+        print(report.summary(), file=sys.stderr, flush=True)
     if args.report:
-        print(report, file=sys.stderr)
-    if args.module is not None:
-        sys.argv = [args.module, *args.target]
-        runpy.run_module(args.module, run_name="__main__", alter_sys=True)
+        # Once the program has imported what it uses: groups it never imported are shown so.
+        atexit.register(lambda: print(report.describe(at_exit=True), file=sys.stderr, flush=True))
+    if program[0] == "-m":
+        sys.argv = [program[1], *program[2:]]
+        runpy.run_module(program[1], run_name="__main__", alter_sys=True)
     else:
-        sys.argv = list(args.target)
+        sys.argv = list(program)
         # As `python script.py` does: the script's directory first on the path, for its siblings.
-        sys.path[0] = os.path.dirname(os.path.abspath(args.target[0]))
-        runpy.run_path(args.target[0], run_name="__main__")
+        sys.path[0] = os.path.dirname(os.path.abspath(program[0]))
+        runpy.run_path(program[0], run_name="__main__")
+    return 0
+
+
+def _doctor() -> int:
+    from . import adapters
+
+    report = adapters.check()
+    print(report.describe())
+    if not report.versions:
+        print("no MCP SDK installed (mcp, fastmcp): nothing to patch")
+        return 1
+    if not [g for g in report.groups if g.state == "waiting"]:
+        print("nothing can be patched: every group stays stock")
+        return 1
+    print(report.summary())
     return 0
 
 

@@ -93,19 +93,22 @@ def _targets() -> list[Any]:
     ]
 
 
+ALL_GROUPS = [g.name for g in adapters.GROUPS]
+
+
 def test_install_patches_named_points_and_uninstall_restores_them_exactly() -> None:
     before = _targets()
     report = adapters.install()
-    patched = list(report.patched)
-    assert not report.refused
     assert report.versions == {"mcp": "2.3.0", "fastmcp": "4.1.2"}
+    assert report.patched == ALL_GROUPS and report.stock == [] and report.waiting == []
     text = str(report)
-    assert "stdio transport" in text and "validate_tool_result" in text and "convert_result" in text
+    assert "stdio server transport" in text and "validate_tool_result" in text and "the source of mcp 2.3.0" in text
+    assert report.summary() == "mcp-native adapters: mcp 2.3.0: 9 of 9 groups; fastmcp 4.1.2: 1 of 1 groups"
     after = _targets()
     assert all(a is not b for a, b in zip(after, before, strict=True))
     assert adapters.report() is report
     again = adapters.install()  # idempotent: the same patches, applied once
-    assert again.patched == patched and _targets() == after
+    assert again.patched == ALL_GROUPS and _targets() == after
     adapters.uninstall()
     assert _targets() == before
     assert adapters.report() is None
@@ -114,7 +117,8 @@ def test_install_patches_named_points_and_uninstall_restores_them_exactly() -> N
 def test_options_choose_the_parts() -> None:
     before = _targets()
     report = adapters.install(server=False, transport=False)
-    assert len(report.patched) == 2 and all("validate_" in p for p in report.patched)
+    assert report.patched == ["client-results", "client-validation"]
+    assert "off       server-results" in str(report) and "(server=False)" in str(report)
     after = _targets()
     assert after[0] is before[0] and after[4] is before[4] and after[3] is not before[3]
     assert after[7:] == before[7:]  # the client transport goes with transport=
@@ -124,28 +128,66 @@ def test_options_choose_the_parts() -> None:
         adapters.install(output_validation="strict")
 
 
-def test_untested_versions_are_refused_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+def _tested_with(monkeypatch: pytest.MonkeyPatch, dist: str, name: str, version: str = "9.9.9") -> None:
+    """The fingerprint data as if ``dist`` were a release nobody tested, whose source differs
+    from every tested release in ``name``."""
+    real = adapters._proof.tested()
+    module = name.partition(":")[0]
+    releases = {
+        release: {"files": {**entry["files"], module: "0"}, "names": {**entry["names"], name: "0"}}
+        for release, entry in real[dist].items()
+    }
+    versions = {"mcp": "2.3.0", "fastmcp": "4.1.2", dist: version}
+    monkeypatch.setattr(adapters._proof, "tested", lambda: {**real, dist: releases})
+    monkeypatch.setattr(adapters, "_installed_versions", lambda: versions)
+
+
+def test_a_group_whose_source_changed_stays_stock_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     before = _targets()
-    monkeypatch.setitem(adapters.SUPPORTED_VERSIONS, "mcp", ("2.0.0",))
-    with pytest.warns(RuntimeWarning, match=r"mcp 2\.3\.0 not tested \(supported: mcp 2\.0\.0; fastmcp 4\.1\.2\)"):
+    _tested_with(monkeypatch, "mcp", "mcp.client.stdio:_drain_stdout")
+    with pytest.warns(
+        RuntimeWarning, match=r"mcp 9\.9\.9: 8 of 9 groups \(stock: stdio-client; see python -m mcp_native doctor\)"
+    ):
         report = adapters.install()
-    assert report.patched == [] and "not tested" in str(report)
-    assert _targets() == before
-    with pytest.raises(adapters.UnsupportedVersion, match="not tested"):
+    assert report.stock == ["stdio-client"]
+    assert report.patched == [g for g in ALL_GROUPS if g != "stdio-client"]
+    why = next(g.why for g in report.groups if g.spec.name == "stdio-client")
+    assert (
+        why
+        == "mcp 9.9.9 is not a tested release (2.0.1, 2.1.1, 2.2.0, 2.3.0) and its source differs in mcp.client.stdio:_drain_stdout"
+    )
+    after = _targets()
+    assert after[7:] == before[7:] and after[0] is not before[0]  # the client transport alone is stock
+    with pytest.raises(adapters.UnsupportedVersion, match=r"stdio-client: mcp 9\.9\.9 is not a tested release"):
         adapters.install(strict=True)
     assert _targets() == before
 
 
-def test_an_unexpected_patch_point_refuses_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_untested_fastmcp_leaves_mcp_patched(monkeypatch: pytest.MonkeyPatch) -> None:
+    _tested_with(monkeypatch, "fastmcp", "fastmcp.tools.base:_serialize_to_jsonable", "4.9.0")
+    with pytest.warns(RuntimeWarning, match=r"mcp 2\.3\.0: 9 of 9 groups; fastmcp 4\.9\.0: 0 of 1 groups"):
+        report = adapters.install()
+    assert report.stock == ["fastmcp-results"] and report.patched == ALL_GROUPS[:-1]
+    import fastmcp.server.mixins.transport
+
+    # fastmcp's binding of mcp's transport is mcp's to patch: proven by identity.
+    assert vars(fastmcp.server.mixins.transport)["stdio_server"] is mcp.server.stdio.stdio_server
+
+
+def test_an_unexpected_patch_point_leaves_its_group_stock(monkeypatch: pytest.MonkeyPatch) -> None:
     async def someone_elses(self: Any, name: str, result: Any) -> None:
         pass
 
     monkeypatch.setattr(mcp.client.session.ClientSession, "validate_tool_result", someone_elses)
-    before = _targets()
-    with pytest.warns(RuntimeWarning, match="ClientSession.validate_tool_result"):
+    with pytest.warns(RuntimeWarning, match="client-validation left stock: .*ClientSession.validate_tool_result"):
         report = adapters.install()
-    assert report.patched == []
-    assert _targets() == before
+    assert report.stock == ["client-validation"] and len(report.patched) == len(ALL_GROUPS) - 1
+    assert mcp.client.session.ClientSession.validate_tool_result is someone_elses
+    adapters.uninstall()  # after a refusal, uninstall and install again work
+    assert mcp.client.session.ClientSession.validate_tool_result is someone_elses
+    with pytest.warns(RuntimeWarning):
+        adapters.install()
+    adapters.uninstall()
 
 
 # -- real servers over stdio --------------------------------------------------------------------
@@ -329,7 +371,7 @@ def run_cli(cwd: Path, *args: str) -> str:
 
 def test_python_m_run_module(tmp_path: Path) -> None:
     (tmp_path / "probe_mod.py").write_text(
-        "import sys\nfrom mcp_native import adapters\nr = adapters.report()\nprint(sys.argv[1:], bool(r and r.waiting and not r.refused))\n"
+        "import sys\nfrom mcp_native import adapters\nr = adapters.report()\nprint(sys.argv[1:], bool(r and r.waiting and not r.stock))\n"
     )
     assert run_cli(tmp_path, "-m", "probe_mod", "a", "--b") == "['a', '--b'] True"
 
@@ -348,7 +390,7 @@ import sys
 from mcp_native import adapters
 report = adapters.install()
 assert "mcp" not in sys.modules and "fastmcp" not in sys.modules, sorted(m for m in sys.modules if "mcp" in m)
-assert report.patched == [] and len(report.waiting) == 20
+assert report.patched == [] and len(report.waiting) == 10
 import mcp.server.stdio, mcp.client.session
 from mcp_native.adapters import stdio, mcp_client, mcp_stdio_client
 assert mcp.server.stdio.stdio_server is stdio.stdio_server and mcp.stdio_server is stdio.stdio_server

@@ -5,8 +5,13 @@
 
 or, with no change to the program: ``python -m mcp_native run server.py [args]``.
 
-:func:`install` patches named attributes of the SDK versions it was tested with, after checking
-that each holds the function it expects; on any other version it patches nothing and says why.
+The patches come in groups that only make sense together (:data:`GROUPS`: the stdio server
+transport and the modules that bind it by name, MCPServer's results and the runner that sends
+them, ...). :func:`install` patches a group when the installed SDK's source of every name the
+group relies on (the patched functions, the helpers they call, the models they build) is the
+source of a release whose official test suite ran with the adapters (``fingerprints.json``);
+any other group stays stock, and the report names what differs. Each SDK is judged on its own.
+Each patched attribute is checked to hold the function it should before it is replaced, and
 :func:`uninstall` puts the originals back. What changes:
 
 - ``transport``: the stdio server transport frames and parses lines natively, answers every
@@ -27,74 +32,346 @@ do with a result that violates its output schema.
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import importlib.util
 import logging
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import _proof
 from ._patch import Patch, PatchOnImport, UnexpectedTarget
 
-__all__ = ["SUPPORTED_VERSIONS", "Report", "UnsupportedVersion", "install", "report", "uninstall"]
+__all__ = ["GROUPS", "Group", "GroupSpec", "Report", "UnsupportedVersion", "check", "install", "report", "uninstall"]
 
 logger = logging.getLogger("mcp_native.adapters")
 
-#: The SDK versions whose patch points were checked, with their test suites run on the adapters.
-SUPPORTED_VERSIONS: dict[str, tuple[str, ...]] = {"mcp": ("2.3.0",), "fastmcp": ("4.1.2",)}
 _OUTPUT_VALIDATION = ("error", "warn", "off")
 _MIRRORS = ("framework", "compact")
-# The stdio transports, server and client: (SDK module, function, adapter module, what), and
-# the modules that bind the function by name (``from mcp.server.stdio import stdio_server``).
-_STDIO = (
-    (
-        ("mcp.server.stdio", "stdio_server", "stdio", "stdio transport: native framing and writes"),
-        {
+# The distributions whose code the groups patch, and the import name of each.
+_DISTS = {"mcp": "mcp", "fastmcp": "fastmcp"}
+
+
+@dataclass(frozen=True)
+class Target:
+    """``module.attribute`` replaced by ``mcp_native.adapters.<adapter>.<function>``; with
+    ``stock``, the adapter's attribute of that name receives the original."""
+
+    module: str
+    attribute: str
+    adapter: str
+    function: str
+    stock: str | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.module}:{self.attribute}"
+
+
+@dataclass(frozen=True)
+class GroupSpec:
+    """Patches that only make sense together, and every SDK name they rely on."""
+
+    name: str
+    dist: str  # the distribution whose release proves the group
+    part: str  # the part of the support table it belongs to
+    needs: tuple[str, ...]  # the install() switches that must all be on
+    what: str
+    targets: tuple[Target, ...]
+    relies_on: tuple[str, ...]  # "module:qualname", beside the targets
+    # Modules that bind the first target's function by name (``from mcp.server.stdio import
+    # stdio_server``), per distribution: patched with it where they hold it.
+    bindings: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    settings: tuple[str, ...] = ()  # install() options the adapter module reads
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every fingerprinted name: the targets, then what they rely on."""
+        return tuple(t.name for t in self.targets) + self.relies_on
+
+
+_WIRE = (
+    "mcp.shared.message:SessionMessage",
+    "mcp_types.jsonrpc:JSONRPCRequest",
+    "mcp_types.jsonrpc:JSONRPCNotification",
+    "mcp_types.jsonrpc:JSONRPCResponse",
+    "mcp_types.jsonrpc:JSONRPCError",
+    "mcp_types.jsonrpc:ErrorData",
+)
+_HTTP = "mcp.server.streamable_http"
+_HTTP_MODERN = "mcp.server._streamable_http_modern"
+_FUNC_METADATA = "mcp.server.mcpserver.utilities.func_metadata"
+
+#: Every patch group, in the order they are applied.
+GROUPS: tuple[GroupSpec, ...] = (
+    GroupSpec(
+        "stdio-server",
+        "mcp",
+        "stdio server",
+        ("transport",),
+        "stdio server transport: native framing and writes",
+        (Target("mcp.server.stdio", "stdio_server", "stdio", "stdio_server", "stock_stdio_server"),),
+        (
+            "mcp.server.stdio:_claim_fd",
+            "mcp.server.stdio:_is_backed_by_fd",
+            "mcp.server.stdio:_open_stdin_diversion",
+            "mcp.server.stdio:_open_stdout_diversion",
+            "mcp.shared._context_streams:create_context_streams",
+            *_WIRE,
+        ),
+        bindings={
             "mcp": ("mcp", "mcp.server.mcpserver.server"),
             "fastmcp": ("fastmcp.server.mixins.transport", "fastmcp.server.low_level"),
         },
     ),
-    (
-        ("mcp.client.stdio", "stdio_client", "mcp_stdio_client", "stdio client transport: native framing, no relays"),
-        {"mcp": ("mcp", "mcp.client.client"), "fastmcp": ("fastmcp.client.transports.stdio",)},
+    GroupSpec(
+        "server-runner",
+        "mcp",
+        "stdio server",
+        ("transport",),
+        "server runner: messages read by the serving loop itself, without a relay task",
+        (
+            Target(
+                "mcp.server.runner",
+                "_replay_from_opening_request",
+                "server_runner",
+                "replay_from_opening_request",
+                "stock_replay",
+            ),
+        ),
+        (
+            "mcp.server.runner:serve_dual_era_loop",
+            "mcp.server.runner:_PRE_REQUEST_REPLAY_LIMIT",
+            "mcp.server.runner:_sender_context",
+            "mcp.shared._context_streams:ContextReceiveStream",
+            "mcp.shared.message:SessionMessage",
+            "mcp_types.jsonrpc:JSONRPCRequest",
+        ),
+    ),
+    GroupSpec(
+        "stdio-client",
+        "mcp",
+        "stdio client",
+        ("transport", "client"),
+        "stdio client transport: native framing, no relay tasks",
+        (Target("mcp.client.stdio", "stdio_client", "mcp_stdio_client", "stdio_client", "stock_stdio_client"),),
+        (
+            "mcp.client.stdio:_get_executable_command",
+            "mcp.client.stdio:_create_platform_compatible_process",
+            "mcp.client.stdio:get_default_environment",
+            "mcp.client.stdio:_drain_stdout",
+            "mcp.client.stdio:_stop_server_process",
+            "mcp.client.stdio:_WRITER_FLUSH_TIMEOUT",
+            "mcp.client.stdio:StdioServerParameters",
+            *_WIRE,
+        ),
+        bindings={"mcp": ("mcp", "mcp.client.client"), "fastmcp": ("fastmcp.client.transports.stdio",)},
+    ),
+    GroupSpec(
+        "http-responses",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP (2025 era): response bodies and SSE events written natively",
+        (
+            Target(_HTTP, "StreamableHTTPServerTransport._create_json_response", "http", "create_json_response"),
+            Target(_HTTP, "StreamableHTTPServerTransport._create_event_data", "http", "create_event_data"),
+        ),
+        (f"{_HTTP}:CONTENT_TYPE_JSON", f"{_HTTP}:MCP_SESSION_ID_HEADER", f"{_HTTP}:EventMessage", *_WIRE),
+    ),
+    GroupSpec(
+        "http-errors",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP (2025 era): -32600 for a malformed envelope",
+        (
+            Target(
+                _HTTP,
+                "StreamableHTTPServerTransport._create_error_response",
+                "http",
+                "create_error_response",
+                "stock_create_error_response",
+            ),
+        ),
+        (f"{_HTTP}:StreamableHTTPServerTransport._handle_post_request",),
+    ),
+    GroupSpec(
+        "http-modern",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP (2026-07-28): response bodies and SSE events written natively",
+        (
+            Target(_HTTP_MODERN, "_sse_event", "http", "sse_event", "stock_sse_event"),
+            Target(_HTTP_MODERN, "_write", "http", "write", "stock_write"),
+        ),
+        _WIRE,
+    ),
+    GroupSpec(
+        "client-results",
+        "mcp",
+        "client validation",
+        ("client",),
+        "validate_server_result: tools/call results of the common shape checked natively",
+        (
+            Target(
+                "mcp_types.methods",
+                "validate_server_result",
+                "mcp_client",
+                "validate_server_result",
+                "stock_validate_server_result",
+            ),
+        ),
+        (),
+    ),
+    GroupSpec(
+        "client-validation",
+        "mcp",
+        "client validation",
+        ("client",),
+        "ClientSession.validate_tool_result: native output-schema validation",
+        (Target("mcp.client.session", "ClientSession.validate_tool_result", "mcp_client", "validate_tool_result"),),
+        (
+            "mcp.client.session:ClientSession.__init__",
+            "mcp.client.session:ClientSession.list_tools",
+            "mcp.client.session:ClientSession._absorb_tool_listing",
+            "mcp.client.session:ClientSession.call_tool",
+        ),
+        settings=("mode",),
+    ),
+    GroupSpec(
+        "server-results",
+        "mcp",
+        "server results",
+        ("server",),
+        "MCPServer tool results: the text mirror written natively, sent without a second dump",
+        (
+            Target(
+                _FUNC_METADATA, "FuncMetadata.convert_result", "mcp_server", "convert_result", "stock_convert_result"
+            ),
+            Target("mcp.server.runner", "ServerRunner._serialize", "mcp_server", "serialize", "stock_serialize"),
+        ),
+        (
+            f"{_FUNC_METADATA}:FuncMetadata",
+            f"{_FUNC_METADATA}:_convert_to_content",
+            "mcp.server.runner:ServerRunner._stamp_server_info",
+            "mcp.server.lowlevel.server:Server.__init__",
+            "mcp_types._types:CallToolResult",
+            "mcp_types._types:TextContent",
+            "mcp_types.version:MODERN_PROTOCOL_VERSIONS",
+        ),
+        settings=("mirror_indent",),
+    ),
+    GroupSpec(
+        "fastmcp-results",
+        "fastmcp",
+        "server results",
+        ("server",),
+        "fastmcp tool results: one serialization, validated against the output schema",
+        (
+            Target(
+                "fastmcp.tools.base", "Tool.convert_result", "fastmcp_server", "convert_result", "stock_convert_result"
+            ),
+        ),
+        (
+            "fastmcp.tools.base:Tool.output_schema",
+            "fastmcp.tools.base:Tool.return_type",
+            "fastmcp.tools.base:ToolResult",
+            "fastmcp.tools.base:_serialize_to_jsonable",
+            "fastmcp.tools.base:_convert_to_content",
+            "fastmcp.tools.base:_convert_to_single_content_block",
+            "fastmcp.exceptions:ToolError",
+            "fastmcp.server.mixins.mcp_operations:_normalize_call_tool_result",
+        ),
+        settings=("mode",),
     ),
 )
 
 
 class UnsupportedVersion(RuntimeError):
-    """``install(strict=True)`` met an SDK version or patch point it was not tested with."""
+    """``install(strict=True)`` met a patch group it cannot prove on the installed SDK."""
+
+
+@dataclass
+class Group:
+    """A group's state after :func:`install` or :func:`check`: ``"patched"``, ``"waiting"``
+    (proven; applied when the program imports its modules), ``"stock"`` (``why`` says what
+    differs) or ``"off"`` (turned off by an option)."""
+
+    spec: GroupSpec
+    state: str
+    why: str = ""  # the tested release that proves it, or why it is not patched
+    patches: list[Patch] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # bindings left alone, with the reason
+
+    def refresh(self) -> None:
+        """Updates ``state`` from the patches (a waiting group is patched once they all are)."""
+        if self.state in ("patched", "waiting") and self.patches:
+            targets = [p for p in self.patches if p.expects is None]
+            self.state = "patched" if all(p.applied for p in targets) else "waiting"
 
 
 @dataclass
 class Report:
-    """What :func:`install` did: the versions found, the patches (applied, or waiting for their
-    module to be imported), and why nothing was patched when that is the case."""
+    """What :func:`install` did, per group: the versions found, which groups are patched, wait
+    for their module to be imported, or stay stock, and why."""
 
     versions: dict[str, str] = field(default_factory=dict)
-    patches: list[Patch] = field(default_factory=list)
-    refused: str = ""
+    groups: list[Group] = field(default_factory=list)
     output_validation: str = "error"
+
+    def _named(self, *states: str) -> list[str]:
+        for g in self.groups:
+            g.refresh()
+        return [g.spec.name for g in self.groups if g.state in states]
 
     @property
     def patched(self) -> list[str]:
-        return [p.what for p in self.patches if p.applied]
+        return self._named("patched")
 
     @property
     def waiting(self) -> list[str]:
-        return [p.what for p in self.patches if not p.applied]
+        return self._named("waiting")
 
-    def __str__(self) -> str:
+    @property
+    def stock(self) -> list[str]:
+        """Groups of an installed SDK that could not be proven (not those turned off)."""
+        return self._named("stock")
+
+    def summary(self) -> str:
+        """One line: per SDK, how many of its groups are patched (or will be on import)."""
+        parts = []
+        for dist, version in self.versions.items():
+            groups = [g for g in self.groups if g.spec.dist == dist and g.state != "off"]
+            active = [g for g in groups if g.state in ("patched", "waiting")]
+            text = f"{dist} {version}: {len(active)} of {len(groups)} groups"
+            stock = [g.spec.name for g in groups if g.state == "stock"]
+            if stock:
+                text += f" (stock: {', '.join(stock)}; see python -m mcp_native doctor)"
+            parts.append(text)
+        return "mcp-native adapters: " + ("; ".join(parts) or "no MCP SDK installed, nothing to patch")
+
+    def describe(self, at_exit: bool = False) -> str:
+        """Every group, its state and why. ``at_exit``: a group still waiting is one whose
+        modules the program never imported."""
+        for g in self.groups:
+            g.refresh()
         found = ", ".join(f"{k} {v}" for k, v in self.versions.items()) or "no MCP SDK installed"
         lines = [f"mcp-native adapters ({found}; output validation: {self.output_validation})"]
-        if self.refused:
-            lines.append(f"  nothing patched: {self.refused}")
-        lines += [f"  patched {w}" for w in self.patched]
-        lines += [f"  on import: {w}" for w in self.waiting]
-        if not self.patches and not self.refused:
+        labels = {"waiting": "unused" if at_exit else "on import"}
+        for g in self.groups:
+            why = "not imported by the program" if at_exit and g.state == "waiting" else g.why
+            lines.append(f"  {labels.get(g.state, g.state):9} {g.spec.name}: {g.spec.what}{f' ({why})' if why else ''}")
+            lines += [f"            {note}" for note in g.notes]
+        if not self.groups:
             lines.append("  nothing to patch")
         return "\n".join(lines)
+
+    __str__ = describe
 
 
 _report: Report | None = None
@@ -103,125 +380,74 @@ _hook: PatchOnImport | None = None
 
 def _installed_versions() -> dict[str, str]:
     found = {}
-    for dist in SUPPORTED_VERSIONS:
-        if importlib.util.find_spec(dist) is not None:
+    for dist, top in _DISTS.items():
+        if importlib.util.find_spec(top) is not None:
             found[dist] = importlib.metadata.version(dist)
     return found
 
 
-def _keep(module: str, stock: str | None = None, helpers_of: str = "", **settings: Any) -> Callable[[Any], None]:
-    """An ``on_apply`` for a patch: the adapter module (``mcp_native.adapters.<module>``) gets
-    the replaced function as ``stock``, which its replacement falls back to, and the options of
-    install() it reads. With ``helpers_of``, the SDK module must also hold the helpers the
-    adapter calls (its ``STOCK_HELPERS``)."""
+def _prove(spec: GroupSpec, version: str, installed: _proof.Installed) -> tuple[str | None, str]:
+    """(the tested release whose source the installed one matches for every name of ``spec``,
+    or None; what proves it, or what differs from the nearest tested release)."""
+    releases = _proof.tested().get(spec.dist, {})
+    release, changed = _proof.prove(installed, spec.names, releases, prefer=version)
+    if release is not None:
+        return release, f"the source of {spec.dist} {release}"
+    tested = ", ".join(releases) or "none"
+    shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+    return None, f"{spec.dist} {version} is not a tested release ({tested}) and its source differs in {shown}"
+
+
+def check(
+    *, server: bool = True, client: bool = True, transport: bool = True, output_validation: str = "error"
+) -> Report:
+    """What :func:`install` would do, without patching anything or importing the SDKs: every
+    group of the installed SDKs, proven (``"waiting"``), ``"stock"`` with what differs from
+    the tested releases, or ``"off"``."""
+    switches = {"server": server, "client": client, "transport": transport}
+    versions = _installed_versions()
+    installed = _proof.Installed()
+    rep = Report(versions=versions, output_validation=output_validation)
+    for spec in GROUPS:
+        if spec.dist not in versions:
+            continue
+        off = [n for n in spec.needs if not switches[n]]
+        if off:
+            rep.groups.append(Group(spec, "off", f"{off[0]}=False"))
+            continue
+        release, why = _prove(spec, versions[spec.dist], installed)
+        rep.groups.append(Group(spec, "stock" if release is None else "waiting", why))
+    return rep
+
+
+def _keep(target: Target, settings: Mapping[str, Any], names: tuple[str, ...]) -> Callable[[Any], None]:
+    """An ``on_apply`` for a target: the adapter module, imported once the target is proven,
+    gets the original (which its replacement falls back to) and the install() options it reads."""
 
     def keep(original: Any) -> None:
-        adapter = importlib.import_module(f"{__name__}.{module}")
-        for name in adapter.STOCK_HELPERS if helpers_of else ():
-            if not callable(getattr(sys.modules[helpers_of], name, None)):
-                raise UnexpectedTarget(f"{helpers_of}.{name}: not found")
-        if stock is not None:
-            setattr(adapter, stock, original)
-        for name, value in settings.items():
-            setattr(adapter, name, value)
+        adapter = importlib.import_module(f"{__name__}.{target.adapter}")
+        if target.stock is not None:
+            setattr(adapter, target.stock, original)
+        for name in names:
+            setattr(adapter, name, settings[name])
 
     return keep
 
 
-def _plan(
-    versions: dict[str, str], server: bool, client: bool, transport: bool, output_validation: str, mirror: str
-) -> list[Patch]:
-    """Every patch for the SDKs found; the replacements learn the originals they call and the
-    output-validation mode when they are applied."""
-    patches: list[Patch] = []
-    if "mcp" not in versions:
-        return patches
-    for (module, name, adapter, what), bindings in _STDIO if transport else ():
-        if module == "mcp.client.stdio" and not client:
-            continue
-        native = f"{__name__}.{adapter}:{name}"
-        first = Patch(module, name, native, what, on_apply=_keep(adapter, f"stock_{name}", helpers_of=module))
-        patches.append(first)
-        for dist, modules in bindings.items():
-            if dist in versions:
-                patches += [Patch(m, name, native, f"{m}.{name} (the same transport)", expects=first) for m in modules]
-    if transport:
+def _patches(spec: GroupSpec, versions: Mapping[str, str], settings: Mapping[str, Any]) -> list[Patch]:
+    patches = []
+    for target in spec.targets:
+        native = f"{__name__}.{target.adapter}:{target.function}"
         patches.append(
-            Patch(
-                "mcp.server.runner",
-                "_replay_from_opening_request",
-                "mcp_native.adapters.server_runner:replay_from_opening_request",
-                "server runner: messages read by the serving loop itself, without a relay task",
-                on_apply=_keep("server_runner", "stock_replay"),
-            )
+            Patch(target.module, target.attribute, native, spec.what, on_apply=_keep(target, settings, spec.settings))
         )
-        era, modern = "mcp.server.streamable_http", "mcp.server._streamable_http_modern"
-        for module, attribute, what, falls_back in (
-            (era, "_create_json_response", "response bodies", False),
-            (era, "_create_event_data", "SSE events", False),
-            (era, "_create_error_response", "-32600 for a malformed envelope", True),
-            (modern, "_sse_event", "SSE events", True),
-            (modern, "_write", "response bodies", True),
-        ):
-            name = attribute[1:]
-            patches.append(
-                Patch(
-                    module,
-                    attribute if module == modern else f"StreamableHTTPServerTransport.{attribute}",
-                    f"mcp_native.adapters.http:{name}",
-                    f"Streamable HTTP ({'2026-07-28' if module == modern else '2025 era'}): {what}",
-                    on_apply=_keep("http", f"stock_{name}") if falls_back else None,
-                )
-            )
-    if client:
-        patches.append(
-            Patch(
-                "mcp_types.methods",
-                "validate_server_result",
-                "mcp_native.adapters.mcp_client:validate_server_result",
-                "validate_server_result: tools/call results of the common shape checked natively",
-                on_apply=_keep("mcp_client", "stock_validate_server_result"),
-            )
-        )
-        patches.append(
-            Patch(
-                "mcp.client.session",
-                "ClientSession.validate_tool_result",
-                "mcp_native.adapters.mcp_client:validate_tool_result",
-                "ClientSession.validate_tool_result: native output-schema validation",
-                on_apply=_keep("mcp_client", mode=output_validation),
-            )
-        )
-    if server:
-        indent = None if mirror == "compact" else 2
-        patches.append(
-            Patch(
-                "mcp.server.mcpserver.utilities.func_metadata",
-                "FuncMetadata.convert_result",
-                "mcp_native.adapters.mcp_server:convert_result",
-                "MCPServer tool results: the text mirror written natively from structuredContent",
-                on_apply=_keep("mcp_server", "stock_convert_result", mirror_indent=indent),
-            )
-        )
-        patches.append(
-            Patch(
-                "mcp.server.runner",
-                "ServerRunner._serialize",
-                "mcp_native.adapters.mcp_server:serialize",
-                "server runner: those results sent without a second validation and dump",
-                on_apply=_keep("mcp_server", "stock_serialize", mirror_indent=indent),
-            )
-        )
-    if server and "fastmcp" in versions:
-        patches.append(
-            Patch(
-                "fastmcp.tools.base",
-                "Tool.convert_result",
-                "mcp_native.adapters.fastmcp_server:convert_result",
-                "fastmcp Tool.convert_result: output-schema validation before sending",
-                on_apply=_keep("fastmcp_server", "stock_convert_result", mode=output_validation),
-            )
-        )
+    first = patches[0]
+    for dist, modules in spec.bindings.items():
+        if dist in versions:
+            patches += [
+                Patch(m, first.attribute, first.replacement, f"{m}.{first.attribute}", expects=first, optional=True)
+                for m in modules
+            ]
     return patches
 
 
@@ -234,11 +460,11 @@ def install(
     mirror: str = "framework",
     strict: bool = False,
 ) -> Report:
-    """Patch the installed ``mcp`` and fastmcp; returns a :class:`Report` (also logged at debug
-    level). Idempotent: a second call restores the originals first, then applies its options.
-    On an SDK version not in :data:`SUPPORTED_VERSIONS`, or a patch point that does not hold
-    the expected function, nothing is patched: a warning says why, or with ``strict=True``
-    :class:`UnsupportedVersion` is raised.
+    """Patch the installed ``mcp`` and fastmcp, each group whose source a tested release proves;
+    returns a :class:`Report` (also logged at debug level). Idempotent: a second call restores
+    the originals first, then applies its options. A group that cannot be proven stays stock:
+    a warning names it, or with ``strict=True`` :class:`UnsupportedVersion` is raised and
+    nothing is patched. Groups whose modules are not imported yet are patched when they are.
 
     ``mirror="compact"`` writes MCPServer's text mirror of a result as compact JSON instead of
     its own pretty-printed layout (fastmcp's is compact already): the same data in about a third
@@ -249,37 +475,51 @@ def install(
     if mirror not in _MIRRORS:
         raise ValueError(f"mirror: {mirror!r} is not one of {', '.join(_MIRRORS)}")
     uninstall()
-    versions = _installed_versions()
-    rep = Report(versions=versions, output_validation=output_validation)
+    rep = check(server=server, client=client, transport=transport, output_validation=output_validation)
+    if strict and rep.stock:
+        problems = "; ".join(f"{g.spec.name}: {g.why}" for g in rep.groups if g.state == "stock")
+        raise UnsupportedVersion(problems)
+    unproven = rep.stock
+    settings = {"mode": output_validation, "mirror_indent": None if mirror == "compact" else 2}
+    owner: dict[int, Group] = {}
+    for group in rep.groups:
+        if group.state == "waiting":
+            group.patches = _patches(group.spec, rep.versions, settings)
+            owner.update((id(p), group) for p in group.patches)
     _report = rep
 
-    def refuse(e: UnexpectedTarget) -> None:
-        for p in reversed(rep.patches):
+    def failed(patch: Patch, error: UnexpectedTarget) -> None:
+        group = owner[id(patch)]
+        if patch.optional:
+            group.notes.append(f"left alone: {error}")
+            return
+        for p in reversed(group.patches):
             p.restore()
-        rep.patches = []
-        rep.refused = str(e)
         if _hook is not None:
-            sys.meta_path.remove(_hook)
+            _hook.forget(group.patches)
+        group.state, group.why, group.patches = "stock", str(error), []
         if strict:
-            raise UnsupportedVersion(rep.refused) from None
-        warnings.warn(f"mcp_native.adapters.install(): nothing patched: {rep.refused}", RuntimeWarning, stacklevel=3)
+            uninstall()
+            raise UnsupportedVersion(f"{group.spec.name}: {error}") from None
+        warnings.warn(f"mcp_native.adapters: {group.spec.name} left stock: {error}", RuntimeWarning, stacklevel=3)
 
-    unsupported = [f"{d} {v}" for d, v in versions.items() if v not in SUPPORTED_VERSIONS[d]]
-    if unsupported:
-        known = "; ".join(f"{d} {', '.join(v)}" for d, v in SUPPORTED_VERSIONS.items())
-        refuse(UnexpectedTarget(f"{', '.join(unsupported)} not tested (supported: {known})"))
-        return rep
-    rep.patches = _plan(versions, server, client, transport, output_validation, mirror)
-    try:
-        for p in rep.patches:
-            if p.module in sys.modules:
+    waiting = []
+    for group in rep.groups:
+        for p in list(group.patches):
+            if p.module not in sys.modules:
+                waiting.append(p)
+                continue
+            try:
                 p.apply()
-    except UnexpectedTarget as e:
-        refuse(e)
-        return rep
-    if rep.waiting:
-        _hook = PatchOnImport([p for p in rep.patches if not p.applied], refuse)
+            except UnexpectedTarget as e:
+                failed(p, e)
+            if group.state == "stock":
+                break
+    if waiting:
+        _hook = PatchOnImport([p for p in waiting if owner[id(p)].state != "stock"], failed)
         sys.meta_path.insert(0, _hook)
+    if unproven:
+        warnings.warn(f"mcp_native.adapters.install(): {rep.summary()}", RuntimeWarning, stacklevel=2)
     logger.debug("%s", rep)
     return rep
 
@@ -288,11 +528,13 @@ def uninstall() -> None:
     """Restore every attribute :func:`install` replaced, in reverse order."""
     global _report, _hook
     if _hook is not None:
-        sys.meta_path.remove(_hook)
+        if _hook in sys.meta_path:
+            sys.meta_path.remove(_hook)
         _hook = None
     if _report is not None:
-        for p in reversed(_report.patches):
-            p.restore()
+        for group in reversed(_report.groups):
+            for p in reversed(group.patches):
+                p.restore()
     _report = None
 
 

@@ -28,7 +28,9 @@ class Patch:
 
     ``expects`` names another patch whose original this attribute must hold (a name bound by
     ``from ... import``); otherwise it must be a function of this module and qualified name.
-    ``on_apply`` receives the original, for a replacement that calls it."""
+    The replacement is imported only once the attribute has passed that check. ``on_apply``
+    receives the original, for a replacement that calls it. An ``optional`` patch (a binding
+    some releases do not have) is skipped where its attribute is absent."""
 
     module: str
     attribute: str
@@ -36,7 +38,9 @@ class Patch:
     what: str  # one line for the report
     expects: Patch | None = None
     on_apply: Callable[[Any], None] | None = None
+    optional: bool = False
     original: Any = field(default=None, init=False)
+    new: Any = field(default=None, init=False)
     applied: bool = field(default=False, init=False)
 
     def _owner(self) -> Any:
@@ -60,14 +64,15 @@ class Patch:
         except AttributeError as e:
             raise UnexpectedTarget(f"{self.module}.{self.attribute}: not found ({e})") from None
         current = owner.__dict__.get(self._name) if isinstance(owner, type) else getattr(owner, self._name, None)
-        replacement = self._replacement()
+        if current is None and self.optional:
+            return
         if self.expects is not None:
-            # Imported after the patch it copies from: it already holds the replacement.
-            if current is not self.expects.original and current is not replacement:
+            # Imported after the patch it copies from: it may already hold the replacement.
+            if current is not self.expects.original and (current is None or current is not self.expects.new):
                 raise UnexpectedTarget(
                     f"{self.module}.{self.attribute} is not {self.expects.module}.{self.expects.attribute}"
                 )
-            self.original = self.expects.original
+            original = self.expects.original
         elif (
             getattr(current, "__module__", None) != self.module
             or getattr(current, "__qualname__", None) != self.attribute
@@ -76,11 +81,12 @@ class Patch:
                 f"{self.module}.{self.attribute}: found {current!r}, expected the function of that name"
             )
         else:
-            self.original = current
+            original = current
+        replacement = self._replacement()
         if self.on_apply is not None:
-            self.on_apply(self.original)
+            self.on_apply(original)
         setattr(owner, self._name, replacement)
-        self.applied = True
+        self.original, self.new, self.applied = original, replacement, True
 
     def restore(self) -> None:
         if self.applied:
@@ -92,11 +98,12 @@ class PatchOnImport(importlib.abc.MetaPathFinder):
     """Applies the patches of a module as soon as it has been imported (first on sys.meta_path:
     it finds the module's spec through the other finders and wraps its loader)."""
 
-    def __init__(self, patches: Sequence[Patch], on_error: Callable[[UnexpectedTarget], None]) -> None:
+    def __init__(self, patches: Sequence[Patch], on_error: Callable[[Patch, UnexpectedTarget], None]) -> None:
         self.waiting: dict[str, list[Patch]] = {}
         for p in patches:
             self.waiting.setdefault(p.module, []).append(p)
         self.on_error = on_error
+        self.dropped: set[int] = set()
 
     def find_spec(
         self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
@@ -115,11 +122,16 @@ class PatchOnImport(importlib.abc.MetaPathFinder):
 
     def loaded(self, name: str) -> None:
         for p in self.waiting.pop(name, []):
+            if id(p) in self.dropped:
+                continue
             try:
                 p.apply()
             except UnexpectedTarget as e:
-                self.on_error(e)
-                return
+                self.on_error(p, e)
+
+    def forget(self, patches: Sequence[Patch]) -> None:
+        """Drops waiting patches (of a group that was left stock)."""
+        self.dropped.update(id(p) for p in patches)
 
 
 class _PatchingLoader(importlib.abc.Loader):

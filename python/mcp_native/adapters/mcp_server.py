@@ -56,12 +56,17 @@ def convert_result(self: Any, result: Any) -> Any:
     output_model = self.output_model if self.output_schema is not None else None
     if type(result) is not dict or output_model is None:
         return stock_convert_result(self, result)
-    adapter = self._output_adapter(output_model)
-    validated = adapter.validate_python({"result": result} if self.wrap_output else result, by_alias=True, by_name=True)
-    if isinstance(validated, BaseModel):
-        structured = validated.model_dump(mode="json", by_alias=True)
+    value = {"result": result} if self.wrap_output else result
+    output_adapter = getattr(self, "_output_adapter", None)
+    if output_adapter is None:  # mcp 2.0: the output model is a BaseModel class
+        structured = output_model.model_validate(value).model_dump(mode="json", by_alias=True)
     else:
-        structured = adapter.dump_python(validated, mode="json", by_alias=True)
+        adapter = output_adapter(output_model)
+        validated = adapter.validate_python(value, by_alias=True, by_name=True)
+        if isinstance(validated, BaseModel):
+            structured = validated.model_dump(mode="json", by_alias=True)
+        else:
+            structured = adapter.dump_python(validated, mode="json", by_alias=True)
     try:
         text = pydantic_json_text(structured["result"] if self.wrap_output else structured, mirror_indent)
     except (ValueError, TypeError):  # not JSON-native (NaN, say): pydantic's own text

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import inspect
 import logging
 import sys
 from collections import deque
@@ -46,14 +47,6 @@ from ._wire import LineWriter, ReceiveStream, WriteStream, sdk_message
 # The stock transport's logger.
 logger = logging.getLogger("mcp.client.stdio")
 
-# The stock transport's helpers this one calls, through the module (install() checks they exist).
-STOCK_HELPERS = (
-    "_get_executable_command",
-    "_create_platform_compatible_process",
-    "get_default_environment",
-    "_drain_stdout",
-    "_stop_server_process",
-)
 # Set by install(): the function this one replaces, for what it leaves to the stock transport.
 stock_stdio_client: Callable[..., Any] | None = None
 
@@ -203,7 +196,9 @@ async def stdio_client(
             yield streams
         return
 
-    command = await _stock._get_executable_command(server.command)
+    found: Any = _stock._get_executable_command(server.command)
+    # A coroutine function from mcp 2.3 on, a plain function before.
+    command: str = await found if inspect.isawaitable(found) else found
     process = await _stock._create_platform_compatible_process(
         command=command,
         args=server.args,
