@@ -69,7 +69,7 @@ class LineWriter:
         raise NotImplementedError
 
     async def _finish(self, rest: Any) -> None:
-        """Writes what :meth:`_put` left."""
+        """Writes what :meth:`_put` left; a failure must leave the writer :attr:`broken`."""
         raise NotImplementedError
 
     def _check(self) -> None:
@@ -81,9 +81,23 @@ class LineWriter:
         return False
 
     async def write_message(self, message: mcp_types.JSONRPCMessage) -> None:
-        await self.write(encode(message))
+        # Encoded once its turn has come: senders waiting behind a slow reader hold their
+        # messages, as they would waiting for a stock writer task, not a second copy as bytes.
+        await self._turn()
+        try:
+            data = encode(message)
+        except BaseException:
+            self._next()
+            raise
+        await self._write_turn(data)
 
     async def write(self, data: bytes) -> None:
+        await self._turn()
+        await self._write_turn(data)
+
+    async def _turn(self) -> None:
+        """Waits until no other line is being written; ``BrokenResourceError`` once a write
+        has failed (a sender then fails at once instead of waiting for a turn)."""
         if self._busy:
             turn = anyio.Event()
             self._turns.append(turn)
@@ -97,6 +111,11 @@ class LineWriter:
                 raise
         else:
             self._busy = True
+        if self.broken:
+            self._next()
+            raise anyio.BrokenResourceError
+
+    async def _write_turn(self, data: bytes) -> None:
         try:
             rest = self._put(data)
         except BaseException:
@@ -134,7 +153,13 @@ class LineWriter:
                 self._wake = anyio.Event()
                 if self._tail is not None:
                     rest, self._tail = self._tail, None
-                    await self._finish(rest)
+                    try:
+                        await self._finish(rest)
+                    except Exception:
+                        # The writer is broken now: pass the turn on, so that each waiting
+                        # sender fails at once (see _turn) rather than wait for its end.
+                        self._next()
+                        raise
                     self._next()
                     continue
                 self._check()

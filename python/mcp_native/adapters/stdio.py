@@ -29,27 +29,41 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import fcntl
+import logging
 import os
 import stat
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 import anyio.lowlevel
 import mcp.server.stdio as _stock
+import mcp_types
 from mcp.shared._context_streams import create_context_streams
+from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 
 from .. import jsonrpc
 from ._wire import LineWriter, ReceiveStream, WriteStream, encode, sdk_message
 
+logger = logging.getLogger("mcp_native.adapters")
+
 _READ_SIZE = 1 << 16
 # Unknown ids are written as null: JSON-RPC 2.0's rule, and the SDKs' JSONRPCError requires the
 # member (a response without it would be dropped by their readers).
 _ERROR_ID_RULE = "2025-06-18"
+
+# How long the server goes on after the end of its input while requests it has read are still
+# unanswered. A client that writes its requests and closes stdin (a shell pipe, a batch job)
+# gets every answer its handlers give within this time; then the session ends as stock ends it
+# at once: the handlers still running are cancelled and each of their requests is answered
+# with a "Connection closed" error. Shorter than the 2 s the SDK's client waits for the server
+# to exit once it has closed stdin, so that a client leaving with calls in flight never has to
+# kill the server.
+EOF_GRACE_SECONDS = 1.5
 
 # The stock transport's helpers reused to claim fd 0 and 1 (install() checks they exist).
 STOCK_HELPERS = ("_claim_fd", "_is_backed_by_fd", "_open_stdin_diversion", "_open_stdout_diversion")
@@ -72,6 +86,76 @@ def _shared_with_stderr(fd: int) -> bool:
     except OSError:
         return False
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+class _Unanswered:
+    """The requests the session was handed and has not answered yet (ids as the SDK correlates
+    them: "7" and 7 are one), so that the end of input can wait for their answers and the
+    transport can answer what the session leaves unanswered."""
+
+    def __init__(self) -> None:
+        self._ids: dict[Any, list[Any]] = {}  # correlated id -> the ids as received
+        self._none_left: anyio.Event | None = None  # set by the last answer, for wait()
+        self._interrupted = False
+
+    def received(self, message: mcp_types.JSONRPCMessage) -> None:
+        if type(message) is mcp_types.JSONRPCRequest:
+            self._ids.setdefault(coerce_request_id(message.id), []).append(message.id)
+        elif type(message) is mcp_types.JSONRPCNotification and message.method == "notifications/cancelled":
+            # The SDK does not answer a request its client has cancelled.
+            request_id = (message.params or {}).get("requestId")
+            if isinstance(request_id, (int, str)) and not isinstance(request_id, bool):
+                self._settle(coerce_request_id(request_id), every=True)
+
+    def answered(self, message: mcp_types.JSONRPCMessage) -> None:
+        if isinstance(message, (mcp_types.JSONRPCResponse, mcp_types.JSONRPCError)) and message.id is not None:
+            self._settle(coerce_request_id(message.id), every=False)
+
+    def _settle(self, key: Any, every: bool) -> None:
+        ids = self._ids.get(key)
+        if ids is None:
+            return
+        del ids[: len(ids) if every else 1]
+        if not ids:
+            del self._ids[key]
+            if not self._ids and self._none_left is not None:
+                self._none_left.set()
+
+    async def wait(self) -> None:
+        """Waits until every request is answered, for at most :data:`EOF_GRACE_SECONDS`, or
+        until :meth:`interrupt`."""
+        with anyio.move_on_after(EOF_GRACE_SECONDS):
+            while self._ids and not self._interrupted:
+                self._none_left = anyio.Event()
+                await self._none_left.wait()
+        if self._ids:
+            logger.warning(
+                "input ended with %d request(s) unanswered after %.1f s; their handlers are cancelled",
+                sum(map(len, self._ids.values())),
+                EOF_GRACE_SECONDS,
+            )
+
+    def interrupt(self) -> None:
+        """Ends a :meth:`wait` at once (the session is closing the stream)."""
+        self._interrupted = True
+        if self._none_left is not None:
+            self._none_left.set()
+
+    def left(self) -> list[Any]:
+        return [i for ids in self._ids.values() for i in ids]
+
+
+async def _answer_left(unanswered: _Unanswered, write: Callable[[bytes], Awaitable[None]]) -> None:
+    """Answers each request the session ended without answering (its handler was cancelled
+    while its answer waited to be written): a "Connection closed" error, as the SDK writes for
+    the handlers it cancels, rather than nothing. Called once the session has closed its write
+    stream, so no answer of its own can follow."""
+    error = mcp_types.ErrorData(code=mcp_types.CONNECTION_CLOSED, message="Connection closed")
+    try:
+        for request_id in unanswered.left():
+            await write(encode(mcp_types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
+    except (OSError, anyio.BrokenResourceError):  # the client is gone: nobody left to answer
+        pass
 
 
 class _Writer:
@@ -108,9 +192,10 @@ class _PipeWriter(LineWriter):
     far as the pipe takes them. A line whose first byte is written is written whole. A sender
     that cannot encode or write its message fails the transport: :meth:`run` raises the error."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, unanswered: _Unanswered) -> None:
         super().__init__()
         self.fd = fd
+        self.unanswered = unanswered
         self.error: BaseException | None = None
 
     def _put(self, data: bytes) -> memoryview | None:
@@ -124,7 +209,11 @@ class _PipeWriter(LineWriter):
         return len(rest) < len(data)
 
     async def _finish(self, rest: memoryview) -> None:
-        await _write_all(self.fd, rest)
+        try:
+            await _write_all(self.fd, rest)
+        except OSError as e:
+            self.fail(e)
+            raise
 
     @property
     def broken(self) -> bool:
@@ -132,17 +221,26 @@ class _PipeWriter(LineWriter):
 
     async def write_message(self, message: Any) -> None:
         # A failed write (the client went away) or a message that cannot be encoded fails the
-        # transport, as a failing writer task would.
+        # transport, as a failing writer task would; a sender that comes after that is refused,
+        # as by a stock writer task that is gone.
         try:
-            await self.write(encode(message))
+            await super().write_message(message)
+        except anyio.BrokenResourceError:
+            raise
         except Exception as e:
             self.fail(e)
+        else:
+            self.unanswered.answered(message)
 
     def fail(self, error: BaseException) -> None:
         """Fails the transport (from a sender): :meth:`run` raises ``error``."""
         if self.error is None:
             self.error = error
         self._wake.set()
+
+    def close(self) -> None:
+        super().close()
+        self.unanswered.interrupt()  # the session sends no more answers: none to wait for
 
     def _check(self) -> None:
         if self.error is not None:
@@ -171,12 +269,16 @@ class _ReadStream(ReceiveStream):
     On asyncio, a pollable stdin stays registered with the event loop while the session reads
     (one registration, instead of one per message), and the loop's callback reads and decodes
     what arrives; it stops reading while a chunk waits undelivered, so no more than one chunk
-    is read ahead of the session, as with a reader task."""
+    is read ahead of the session, as with a reader task.
+
+    At the end of input, ``EndOfStream`` (on which the SDK cancels the handlers still running)
+    waits until every request delivered has been answered, or :data:`EOF_GRACE_SECONDS`."""
 
     __slots__ = (
         "_closed",
         "_context",
         "_decoder",
+        "_ended",
         "_eof",
         "_error",
         "_fd",
@@ -198,6 +300,7 @@ class _ReadStream(ReceiveStream):
         self._decoder = jsonrpc.Decoder(protocol_version=_ERROR_ID_RULE)
         self._pending: deque[jsonrpc.Message] = deque()
         self._eof = False
+        self._ended = False  # EndOfStream delivered (once the answers were waited for)
         self._error: OSError | None = None
         self._closed = False
         self._context = contextvars.copy_context()
@@ -220,11 +323,17 @@ class _ReadStream(ReceiveStream):
                     await self._writer.write(item.response)
                     # As the stock transport does, the session sees the failure too.
                     return ValueError(f"{item.message}: {item.error.get('data')}")
-                return SessionMessage(sdk_message(item))
+                message = sdk_message(item)
+                self._writer.unanswered.received(message)
+                return SessionMessage(message)
             if self._error is not None:
                 error, self._error = self._error, None
                 raise error
             if self._eof:
+                if not self._ended:
+                    self._ended = True
+                    await self._writer.unanswered.wait()
+                    continue  # the stream may have been closed meanwhile
                 raise anyio.EndOfStream
             if self._loop_reader and self._register():
                 waiter = self._waiter = self._loop.create_future()  # type: ignore[union-attr]
@@ -279,6 +388,7 @@ class _ReadStream(ReceiveStream):
 
     def close(self) -> None:
         self._closed = True
+        self._writer.unanswered.interrupt()
         self.unregister()
 
 
@@ -309,13 +419,16 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
         if write_pollable:
             restore_flags = (out_fd, fcntl.fcntl(out_fd, fcntl.F_GETFL))
             fcntl.fcntl(out_fd, fcntl.F_SETFL, restore_flags[1] | os.O_NONBLOCK)
+        unanswered = _Unanswered()
         if write_pollable:
-            pipe_writer = _PipeWriter(out_fd)
+            pipe_writer = _PipeWriter(out_fd, unanswered)
             read_stream = _ReadStream(in_fd, read_pollable, pipe_writer)
             try:
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(pipe_writer.run)
                     yield read_stream, WriteStream(pipe_writer)
+                    if not pipe_writer.broken:
+                        await _answer_left(unanswered, pipe_writer.write)
             finally:
                 read_stream.unregister()
             return
@@ -337,8 +450,12 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
                                 # As the stock transport does, the session sees the failure too.
                                 await read_stream_writer.send(ValueError(f"{item.message}: {item.error.get('data')}"))
                             else:
-                                await read_stream_writer.send(SessionMessage(sdk_message(item)))
+                                message = sdk_message(item)
+                                unanswered.received(message)
+                                await read_stream_writer.send(SessionMessage(message))
                         if not chunk:
+                            # The session ends when this stream does: first the answers.
+                            await unanswered.wait()
                             return
             except anyio.ClosedResourceError:  # pragma: no cover
                 await anyio.lowlevel.checkpoint()
@@ -348,6 +465,10 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
                 async with write_stream_reader:
                     async for session_message in write_stream_reader:
                         await writer.write(encode(session_message.message))
+                        unanswered.answered(session_message.message)
+                # The session has closed its write stream and all it sent is written.
+                unanswered.interrupt()
+                await _answer_left(unanswered, writer.write)
             except anyio.ClosedResourceError:  # pragma: no cover
                 await anyio.lowlevel.checkpoint()
 
