@@ -1,25 +1,42 @@
 #!/usr/bin/env python3
 """Run the official SDKs' own test suites twice, stock and with mcp_native.adapters installed.
 
-The suites come from the SDKs' sdists on the package registry (they contain ``tests/``). Each
-SDK gets a virtual environment under ``build/sdk-tests/`` with its test dependencies and a copy
-of mcp_native (the package and the extension built by ``scripts/setup``). For the adapted run a
-``.pth`` file calls ``install(strict=True)`` when any Python of that environment starts: pytest
-itself, its xdist workers and the stdio servers the tests spawn (which get a scrubbed
-environment, so PYTHONPATH would not reach them).
+The suites come from each release's sdist on the package registry (they contain ``tests/``).
+Environments live under ``build/sdk-tests/<sdk>/``:
 
-The adapted run must pass every test the stock run passes, except the tests listed in
-``tests/sdk_expected_differences.txt`` (tests that assert a behaviour the adapters change on
-purpose, each with its reason). Exit status 1 otherwise.
+- ``deps/``: one virtual environment per SDK with the test dependencies of its newest release
+  (extras and dependency groups), created once; the SDK's own distributions are removed from it.
+- ``<version>/``: per release, the unpacked sdist and a small venv without pip whose ``.pth``
+  file puts ``deps/`` on its path. Only that release's distributions are installed into it
+  (mcp + mcp-types + the sdist's examples; fastmcp + fastmcp-slim + the mcp release it is
+  tested with, fastmcp-remote and fastmcp-tasks built from the sdist), plus any dependency
+  whose version in ``deps/`` does not satisfy the release's pins. pip resolves that against
+  what ``deps/`` holds, so a release costs seconds once ``deps/`` exists.
 
-    scripts/sdk-tests                 # both SDKs, full suites
-    scripts/sdk-tests --subset        # the fast subset .ci/run uses
-    scripts/sdk-tests --sdk mcp
+For the adapted run a copy of mcp_native (the package and the extension built by
+``scripts/setup``) goes into the release's venv and a ``.pth`` file calls
+``install(strict=True)`` when any Python of that environment starts: pytest itself, its xdist
+workers and the stdio servers the tests spawn (which get a scrubbed environment, so PYTHONPATH
+would not reach them).
+
+The adapted run must pass every test the stock run passes, except the tests listed for that
+release in ``tests/sdk_expected_differences.txt`` (tests that assert a behaviour the adapters
+change on purpose, each with its reason). Exit status 1 otherwise, or when install() refuses.
+
+    scripts/sdk-tests                          # mcp 2.3.0 and fastmcp 4.1.2, full suites
+    scripts/sdk-tests --subset                 # their fast subset
+    scripts/sdk-tests --matrix --subset        # the newest patch of every minor line (.ci/run)
+    scripts/sdk-tests --release fastmcp==4.1.2 --release mcp==2.2.0
+    scripts/sdk-tests --matrix --stock-only    # then --adapted-only compares with that stock run
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
+import hashlib
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -27,20 +44,44 @@ import tarfile
 import time
 import tomllib
 import xml.etree.ElementTree as ET
+from contextlib import contextmanager
 from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "build" / "sdk-tests"
 EXPECTED = ROOT / "tests" / "sdk_expected_differences.txt"
 
-# Dev-group entries that are not needed to run the tests or cannot install from the registry:
-# the SDK itself (installed from the sdist), a git-only dependency, the type checker.
-SKIP_DEPS = {"mcp", "mcp-example-stories", "strict-no-cover", "pyright", "fastmcp", "fastmcp-remote"}
+# The newest patch release of each supported minor line.
+MATRIX = ["mcp==2.0.1", "mcp==2.1.1", "mcp==2.2.0", "mcp==2.3.0", "fastmcp==4.0.11", "fastmcp==4.1.7", "fastmcp==4.2.3"]
+# The releases the adapters and the expected differences were first written against.
+DEFAULT = ["mcp==2.3.0", "fastmcp==4.1.2"]
+NEWEST_MCP = "2.3.0"
+# fastmcp 4.1 and later need mcp>=2.2 (4.1.7: >=2.3); 4.0 accepts mcp 2.0, which no other
+# release tests with fastmcp.
+MCP_FOR_FASTMCP = {"4.0": "2.0.1"}
+
+FASTMCP_EXTRAS = "anthropic,apps,azure,code-mode,gemini,jev,openai"
+
+
+def fastmcp_tasks(src: Path) -> list[str]:
+    """What fastmcp-tasks (the extra "tasks") needs besides fastmcp-slim, but for the floor of
+    pydocket: 4.2 wants >=0.29.1 and the registry's newest is 0.27.0. So fastmcp-tasks itself
+    is installed without its pins (its code is the release's)."""
+    project = tomllib.loads((src / "fastmcp_tasks" / "pyproject.toml").read_text())
+    deps = project["tool"]["hatch"]["metadata"]["hooks"]["uv-dynamic-versioning"]["dependencies"]
+    return ["pydocket" if Requirement(dep).name == "pydocket" else dep for dep in deps if "{{" not in dep]
+
 
 SDKS = {
     "mcp": {
-        "version": "2.3.0",
-        "install": lambda src: [f"{src}[cli,rich]", str(src / "examples")],
+        "newest": "2.3.0",
+        # examples/ is the mcp-example-stories package the tests import.
+        "install": lambda version, src: [f"mcp[cli,rich]=={version}", str(src / "examples")],
+        "own": ["mcp", "mcp-types", "mcp-example-stories"],
+        "no_deps": lambda src: [],
         "groups": ["dev", "docs"],
         "extra": [],
         # What touches tools/call, structured output, client validation, stdio and HTTP.
@@ -53,11 +94,18 @@ SDKS = {
         ],
     },
     "fastmcp": {
-        "version": "4.1.2",
-        "install": lambda src: [f"{src}[anthropic,apps,azure,code-mode,gemini,jev,openai,tasks]"],
+        "newest": "4.2.3",
+        # fastmcp-remote and fastmcp-tasks are sibling packages of the same release; the registry
+        # lacks them after 4.1.4, so they are built from the sdist (the tests import both).
+        "install": lambda version, src: [
+            f"fastmcp[{FASTMCP_EXTRAS}]=={version}", f"fastmcp-slim=={version}",
+            str(src / "fastmcp_remote"), *fastmcp_tasks(src), f"mcp=={mcp_for(version)}",
+        ],
+        "no_deps": lambda src: [str(src / "fastmcp_tasks")],
+        "own": ["fastmcp", "fastmcp-slim", "fastmcp-remote", "fastmcp-tasks", "mcp", "mcp-types"],
         "groups": ["dev"],
-        # fastmcp-remote is a sibling package of the same release; the tests import the old httpx.
-        "extra": ["fastmcp-remote==4.1.2", "httpx==0.28.1"],
+        # The tests import the old httpx, which newer openai/google-genai no longer bring.
+        "extra": ["httpx==0.28.1"],
         "subset": [
             "tests/tools/tool/test_output_schema.py", "tests/tools/tool/test_results.py",
             "tests/tools/tool/test_content.py", "tests/server/test_server.py", "tests/client/client/",
@@ -65,10 +113,31 @@ SDKS = {
         ],
     },
 }
+# Dev-group entries that are not needed to run the tests or cannot install from the registry:
+# a git-only dependency, the type checker.
+SKIP_DEPS = {"strict-no-cover", "pyright"}
+# What builds the packages installed from an sdist's folders, without build isolation.
+BUILD_DEPS = ["hatchling", "uv-dynamic-versioning", "setuptools", "wheel"]
+
+
+def mcp_for(fastmcp_version: str) -> str:
+    return MCP_FOR_FASTMCP.get(".".join(fastmcp_version.split(".")[:2]), NEWEST_MCP)
+
+
+def label(sdk: str, version: str) -> str:
+    return f"{sdk} {version}" + (f" (mcp {mcp_for(version)})" if sdk == "fastmcp" else "")
 
 
 def run(cmd: list[str], **kw: object) -> None:
     subprocess.run(cmd, check=True, **kw)  # type: ignore[call-overload]
+
+
+def quiet(cmd: list[str], **kw: object) -> None:
+    """Runs pip, whose output (warnings about the configured indexes) shows only if it fails."""
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)  # type: ignore[call-overload]
+    if proc.returncode:
+        print(proc.stdout)
+        raise subprocess.CalledProcessError(proc.returncode, cmd)
 
 
 def step(msg: str) -> float:
@@ -76,51 +145,125 @@ def step(msg: str) -> float:
     return time.monotonic()
 
 
-def prepare(name: str) -> tuple[Path, Path]:
-    """The unpacked sdist and its venv, created once (a stamp records the version)."""
-    spec = SDKS[name]
-    version = spec["version"]
-    home = WORK / name
-    src = home / f"{name}-{version}"
+@contextmanager
+def locked(path: Path):
+    """One run at a time per environment (a second one waits)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+def site_packages(venv: Path) -> Path:
+    return next((venv / "lib").glob("python3*/site-packages"))
+
+
+def sdist(sdk: str, version: str) -> Path:
+    """The release's unpacked sdist, under build/sdk-tests/<sdk>/<version>/."""
+    home = WORK / sdk / version
+    src = home / f"{sdk}-{version}"
+    if not (src / "pyproject.toml").exists():
+        home.mkdir(parents=True, exist_ok=True)
+        quiet([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", str(home), f"{sdk}=={version}"])
+        with tarfile.open(home / f"{sdk}-{version}.tar.gz") as tar:
+            tar.extractall(home, filter="data")
+    return src
+
+
+def requirements(sdk: str, version: str, src: Path) -> list[str]:
+    """What a release's tests need: the SDK (its distributions named by version) and its groups."""
+    spec = SDKS[sdk]
+    groups = tomllib.loads((src / "pyproject.toml").read_text())["dependency-groups"]
+    skip = SKIP_DEPS | set(spec["own"])
+    deps = [dep for group in spec["groups"] for dep in groups[group]
+            if isinstance(dep, str) and canonicalize_name(Requirement(dep).name) not in skip]
+    return [*spec["install"](version, src), *deps, *spec["extra"]]
+
+
+def pip_install(deps: Path, venv: Path, args: list[str], version: str) -> None:
+    """deps/'s pip installs into venv (which has none); pip sees what deps/ holds as installed."""
+    # The version is what uv-dynamic-versioning gives the packages built from the sdist's folders.
+    env = {**os.environ, "UV_DYNAMIC_VERSIONING_BYPASS": version}
+    quiet([str(deps / "bin" / "python"), "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q",
+           "--no-build-isolation", *args], env=env)
+
+
+def prepare_deps(sdk: str) -> Path:
+    """The shared environment of the SDK's test dependencies, created once."""
+    newest = SDKS[sdk]["newest"]
+    home = WORK / sdk
+    venv = home / "deps"
+    stamp = home / "deps.ready"
+    with locked(home / "deps.lock"):
+        src = sdist(sdk, newest)
+        reqs = requirements(sdk, newest, src)
+        key = hashlib.sha256(json.dumps([reqs, BUILD_DEPS]).encode()).hexdigest()
+        if stamp.exists() and stamp.read_text() == key:
+            return venv
+        t = step(f"{sdk}: creating the environment of the test dependencies of {newest} (minutes, once)")
+        shutil.rmtree(venv, ignore_errors=True)
+        run([sys.executable, "-m", "venv", str(venv)])
+        py = venv / "bin" / "python"
+        quiet([str(py), "-m", "pip", "install", "-q", "--upgrade", "pip", *BUILD_DEPS])
+        pip_install(venv, venv, reqs, newest)
+        if no_deps := SDKS[sdk]["no_deps"](src):
+            pip_install(venv, venv, ["--no-deps", *no_deps], newest)
+        quiet([str(py), "-m", "pip", "uninstall", "-q", "-y", *SDKS[sdk]["own"]])
+        stamp.write_text(key)
+        print(f"sdk-tests: {sdk} test dependencies ready in {time.monotonic() - t:.0f} s", flush=True)
+        return venv
+
+
+def prepare_release(sdk: str, version: str, deps: Path) -> tuple[Path, Path]:
+    """The release's unpacked sdist and its venv (created once; a stamp records what it holds)."""
+    home = WORK / sdk / version
     venv = home / "venv"
     stamp = home / "ready"
-    if stamp.exists() and stamp.read_text() == version:
+    src = sdist(sdk, version)
+    reqs = requirements(sdk, version, src)
+    key = hashlib.sha256(json.dumps([reqs, (deps.parent / "deps.ready").read_text()]).encode()).hexdigest()
+    if stamp.exists() and stamp.read_text() == key:
         return src, venv
-    shutil.rmtree(home, ignore_errors=True)
-    home.mkdir(parents=True)
-    t = step(f"{name} {version}: downloading the sdist")
-    run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", str(home), f"{name}=={version}"])
-    with tarfile.open(home / f"{name}-{version}.tar.gz") as tar:
-        tar.extractall(home, filter="data")
-    step(f"{name}: creating the test environment (this takes a few minutes once)")
-    run([sys.executable, "-m", "venv", str(venv)])
-    py = str(venv / "bin" / "python")
-    run([py, "-m", "pip", "install", "-q", "--upgrade", "pip"])
-    groups = tomllib.loads((src / "pyproject.toml").read_text())["dependency-groups"]
-    deps = []
-    for group in spec["groups"]:
-        for dep in groups[group]:
-            if isinstance(dep, str):
-                base = dep.split(";")[0].split("[")[0].split(">")[0].split("=")[0].split("<")[0].strip()
-                if base not in SKIP_DEPS:
-                    deps.append(dep)
-    run([py, "-m", "pip", "install", "-q", *spec["install"](src), *deps, *spec["extra"]])
-    stamp.write_text(version)
-    print(f"sdk-tests: {name} environment ready in {time.monotonic() - t:.0f} s", flush=True)
+    t = step(f"{label(sdk, version)}: installing the release next to the test dependencies")
+    shutil.rmtree(venv, ignore_errors=True)
+    run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    # Read before mcp_native's .pth (site runs them in name order): later lines import from deps/.
+    (site_packages(venv) / "00_sdk_test_deps.pth").write_text(f"import site; site.addsitedir({str(site_packages(deps))!r})\n")
+    pip_install(deps, venv, reqs, version)
+    if no_deps := SDKS[sdk]["no_deps"](src):
+        pip_install(deps, venv, ["--no-deps", *no_deps], version)
+    stamp.write_text(key)
+    print(f"sdk-tests: {label(sdk, version)} ready in {time.monotonic() - t:.0f} s", flush=True)
     return src, venv
 
 
-def add_mcp_native(venv: Path) -> Path:
-    """A copy of the package with the extension built in this checkout, on the venv's path."""
-    pkg = WORK / "pkg"
+def add_mcp_native(venv: Path, rev: str | None) -> None:
+    """A copy of the package (the working tree's, or as committed at rev) with the extension
+    built in this checkout, in the venv's site-packages."""
+    site = site_packages(venv)
     core = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", "import mcp_native._core as c; print(c.__file__)"],
                           check=True, capture_output=True, text=True).stdout.strip()
-    shutil.rmtree(pkg, ignore_errors=True)
-    shutil.copytree(ROOT / "python" / "mcp_native", pkg / "mcp_native", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    shutil.copy2(core, pkg / "mcp_native")
-    site = next((venv / "lib").glob("python3*/site-packages"))
-    (site / "mcp_native_path.pth").write_text(f"{pkg}\n")
-    return site
+    shutil.rmtree(site / "mcp_native", ignore_errors=True)
+    if rev is None:
+        shutil.copytree(ROOT / "python" / "mcp_native", site / "mcp_native", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    else:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "python/mcp_native"], check=True, capture_output=True).stdout
+        run(["tar", "-x", "--strip-components=1", "-C", str(site)], input=archive)
+    shutil.copy2(core, site / "mcp_native")
+
+
+def parse_report(report: Path) -> dict[str, str]:
+    """Outcome per test id: passed, failed, skipped (xfail/xpass count as skipped/passed)."""
+    outcomes: dict[str, str] = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        test_id = f"{case.get('classname')}::{case.get('name')}"
+        kinds = {child.tag for child in case}
+        outcomes[test_id] = "failed" if kinds & {"failure", "error"} else "skipped" if "skipped" in kinds else "passed"
+    return outcomes
+
+
+def counts(outcomes: dict[str, str]) -> str:
+    return ", ".join(f"{sum(v == k for v in outcomes.values())} {k}" for k in ("passed", "failed", "skipped"))
 
 
 def node_id(src: Path, test_id: str) -> str:
@@ -134,74 +277,140 @@ def node_id(src: Path, test_id: str) -> str:
     return test_id
 
 
-def run_suite(name: str, src: Path, venv: Path, site: Path, adapted: bool, subset: bool, only: list[str] | None = None) -> dict[str, str]:
-    """Outcome per test id: passed, failed, skipped (xfail/xpass count as skipped/passed)."""
-    hook = site / "mcp_native_path.pth"
-    pkg = hook.read_text().splitlines()[0]
-    if adapted:  # the package's path first: site runs a .pth file's lines in order
-        hook.write_text(f"{pkg}\nimport mcp_native.adapters as _a; _a.install(strict=True)\n")
-        probe = "import mcp_native.adapters as a; r = a.report(); assert r and not r.refused and r.patches, r; print(r)"
-        print(subprocess.run([str(venv / "bin" / "python"), "-c", probe], check=True, capture_output=True, text=True).stdout, end="")
-    report = WORK / f"{name}-{'adapted' if adapted else 'stock'}.xml"
-    paths = only if only is not None else SDKS[name]["subset"] if subset else []
-    t = step(f"{name}: running its test suite {'with the adapters' if adapted else 'stock'}")
+def install_adapters(venv: Path, on: bool) -> str:
+    """Turns the .pth hook on or off; when on, what install() reports ("" when it refused)."""
+    hook = site_packages(venv) / "mcp_native_adapters.pth"
+    if not on:
+        hook.unlink(missing_ok=True)
+        return ""
+    hook.write_text("import mcp_native.adapters as _a; _a.install(strict=True)\n")
+    probe = "import mcp_native.adapters as a; r = a.report(); assert r, 'install() did not run'; print(r)"
+    proc = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True)
+    # When the .pth line raises, site prints its traceback and goes on: the exception line says why.
+    if proc.returncode or "Error processing line" in proc.stderr:
+        hook.unlink()
+        lines = proc.stderr.splitlines()
+        why = [line for line in lines if line.startswith("mcp_native.adapters.")] or lines[-1:]
+        print(f"sdk-tests: install(strict=True) refused: {' '.join(why)}", flush=True)
+        return ""
+    return proc.stdout
+
+
+def run_suite(src: Path, venv: Path, what: str, paths: list[str], report: Path, workers: bool = True) -> dict[str, str]:
+    t = step(f"{what}: running the test suite")
     proc = subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pytest", "-q", *(["-n", "2"] if only is None else []), "-p", "no:cacheprovider",
+        [str(venv / "bin" / "python"), "-m", "pytest", "-q", *(["-n", "2"] if workers else []), "-p", "no:cacheprovider",
          "--color=no", "-o", "log_cli=false", f"--junitxml={report}",
          # install() imports mcp before pytest starts, and mcp imports logfire, one of pytest's
          # plugins: its asserts cannot be rewritten then, which the suites' "error" filter would
          # turn into a failure to start. Ignored in both runs alike.
          "-W", "ignore::pytest.PytestAssertRewriteWarning", *paths],
+        # As in an activated venv: tests start the SDK's commands (fastmcp, mcp) by name.
+        env={**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"},
         cwd=src, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
-    hook.write_text(f"{pkg}\n")
     tail = [line for line in proc.stdout.splitlines() if line.strip()][-1:]
-    print(f"sdk-tests: {name} {'adapted' if adapted else 'stock'}: {' '.join(tail)} ({time.monotonic() - t:.0f} s)", flush=True)
-    outcomes: dict[str, str] = {}
-    for case in ET.parse(report).getroot().iter("testcase"):
-        test_id = f"{case.get('classname')}::{case.get('name')}"
-        kinds = {child.tag for child in case}
-        outcomes[test_id] = "failed" if kinds & {"failure", "error"} else "skipped" if "skipped" in kinds else "passed"
-    return outcomes
+    print(f"sdk-tests: {what}: {' '.join(tail)} ({time.monotonic() - t:.0f} s)", flush=True)
+    if not report.exists():
+        print(proc.stdout[-3000:])
+        return {}
+    return parse_report(report)
 
 
-def expected_differences() -> dict[str, str]:
-    out = {}
+def expected_differences() -> list[tuple[Requirement, str, str]]:
+    """(releases, test id, reason) per line of tests/sdk_expected_differences.txt."""
+    out = []
     for line in EXPECTED.read_text().splitlines():
         if line.strip() and not line.startswith("#"):
-            test_id, _, reason = line.partition(" # ")
-            out[test_id.strip()] = reason.strip()
+            entry, _, reason = line.partition(" # ")
+            releases, test_id = entry.split()
+            out.append((Requirement(releases), test_id, reason.strip()))
     return out
+
+
+def expected_for(sdk: str, version: str) -> dict[str, str]:
+    return {test_id: reason for releases, test_id, reason in expected_differences()
+            if releases.name == sdk and releases.specifier.contains(version, prereleases=True)}
+
+
+def judge(sdk: str, version: str, args: argparse.Namespace) -> dict[str, object]:
+    """Runs one release stock and/or adapted; its counts and regressions."""
+    mode = "subset" if args.subset else "full"
+    row: dict[str, object] = {"release": label(sdk, version)}
+    deps = prepare_deps(sdk)
+    with locked(WORK / sdk / version / "lock"):
+        t = time.monotonic()
+        src, venv = prepare_release(sdk, version, deps)
+        row["prepare"] = time.monotonic() - t
+        paths = SDKS[sdk]["subset"] if args.subset else []
+        stock_report = WORK / sdk / version / f"stock-{mode}.xml"
+        if args.adapted_only:
+            if not stock_report.exists():
+                sys.exit(f"sdk-tests: no stock run of {label(sdk, version)} ({mode}) to compare with; run --stock-only first")
+            stock = parse_report(stock_report)
+        else:
+            install_adapters(venv, on=False)
+            t = time.monotonic()
+            stock = run_suite(src, venv, f"{label(sdk, version)} stock", paths, stock_report)
+            row["stock"] = f"{counts(stock)} ({time.monotonic() - t:.0f} s)"
+        if args.stock_only:
+            return row
+        add_mcp_native(venv, args.at)
+        report = install_adapters(venv, on=True)
+        if not report:
+            row["adapted"] = "install(strict=True) refused"
+            row["regressions"] = ["install(strict=True) refused"]
+            return row
+        print(report, end="")
+        try:
+            t = time.monotonic()
+            adapted = run_suite(src, venv, f"{label(sdk, version)} adapted", paths, WORK / sdk / version / f"adapted-{mode}.xml")
+            row["adapted"] = f"{counts(adapted)} ({time.monotonic() - t:.0f} s)"
+            regressions = [t for t, o in stock.items() if o == "passed" and adapted.get(t) != "passed"]
+            if regressions:
+                # Some of these suites' tests wait with fixed timeouts and fail on a loaded machine:
+                # each failure runs once more, alone, and counts only if it fails again.
+                again = run_suite(src, venv, f"{label(sdk, version)} adapted, the failures again",
+                                  [node_id(src, t) for t in regressions], WORK / sdk / version / "adapted-again.xml", workers=False)
+                for test_id in [t for t in regressions if again.get(t) == "passed"]:
+                    print(f"  passed when run again alone (a timing test on a loaded machine): {test_id}")
+                regressions = [t for t in regressions if again.get(t) != "passed"]
+        finally:
+            install_adapters(venv, on=False)
+    allowed = expected_for(sdk, version)
+    row["regressions"] = []
+    for test_id in regressions:
+        if test_id in allowed:
+            print(f"  expected difference: {test_id} ({allowed[test_id]})")
+        else:
+            row["regressions"].append(test_id)  # type: ignore[attr-defined]
+            print(f"  REGRESSION: {test_id} passes stock, {adapted.get(test_id, 'missing')} adapted")
+    for test_id in sorted(set(allowed) - set(regressions)):
+        if adapted.get(test_id) == "passed":
+            print(f"  listed as an expected difference but passes adapted: {test_id}")
+    return row
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sdk", choices=[*SDKS, "all"], default="all")
+    ap.add_argument("--matrix", action="store_true", help="the newest patch release of every minor line: " + " ".join(MATRIX))
+    ap.add_argument("--release", action="append", default=[], metavar="SDK==VERSION", help="a release to run (repeatable; added to --matrix)")
+    ap.add_argument("--sdk", choices=[*SDKS, "all"], default="all", help="only the releases of this SDK")
     ap.add_argument("--subset", action="store_true", help="only the test files listed in SDKS[...]['subset']")
+    ap.add_argument("--stock-only", action="store_true", help="only the stock runs")
+    ap.add_argument("--adapted-only", action="store_true", help="only the adapted runs, compared with the last stock run")
+    ap.add_argument("--at", metavar="REV", help="test mcp_native as committed at REV, not the working tree")
     args = ap.parse_args()
-    allowed = expected_differences()
-    ok = True
-    for name in SDKS if args.sdk == "all" else [args.sdk]:
-        src, venv = prepare(name)
-        site = add_mcp_native(venv)
-        stock = run_suite(name, src, venv, site, adapted=False, subset=args.subset)
-        adapted = run_suite(name, src, venv, site, adapted=True, subset=args.subset)
-        count = lambda o, k: sum(v == k for v in o.values())  # noqa: E731
-        print(f"sdk-tests: {name}: stock {count(stock, 'passed')} passed, {count(stock, 'failed')} failed; "
-              f"adapted {count(adapted, 'passed')} passed, {count(adapted, 'failed')} failed", flush=True)
-        regressions = [t for t, o in stock.items() if o == "passed" and adapted.get(t) != "passed"]
-        if regressions:
-            # Some of these suites' tests wait with fixed timeouts and fail on a loaded machine:
-            # each failure runs once more, alone, and counts only if it fails again.
-            again = run_suite(name, src, venv, site, adapted=True, subset=False, only=[node_id(src, t) for t in regressions])
-            for test_id in [t for t in regressions if again.get(t) == "passed"]:
-                print(f"  passed when run again alone (a timing test on a loaded machine): {test_id}")
-            regressions = [t for t in regressions if again.get(t) != "passed"]
-        for test_id in regressions:
-            if test_id in allowed:
-                print(f"  expected difference: {test_id} ({allowed[test_id]})")
-            else:
-                ok = False
-                print(f"  REGRESSION: {test_id} passes stock, {adapted.get(test_id, 'missing')} adapted")
+    chosen = [*(MATRIX if args.matrix else []), *args.release] or DEFAULT
+    releases = [r.split("==") for r in dict.fromkeys(chosen)]
+    for sdk, _ in releases:
+        if sdk not in SDKS:
+            ap.error(f"unknown SDK {sdk!r} (mcp or fastmcp)")
+    rows = [judge(sdk, version, args) for sdk, version in releases if args.sdk in ("all", sdk)]
+    print("sdk-tests: summary")
+    for row in rows:
+        print(f"  {row['release']}: ready in {row['prepare']:.0f} s; stock {row.get('stock', '(earlier run)')}; "
+              f"adapted {row.get('adapted', '(not run)')}; regressions: {len(row.get('regressions', []))}")
+    ok = not any(row.get("regressions") for row in rows)
     print(f"sdk-tests: {'no regressions' if ok else 'regressions found'}")
     return 0 if ok else 1
 
