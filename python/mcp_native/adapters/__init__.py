@@ -120,6 +120,9 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp.server.stdio:_open_stdin_diversion",
             "mcp.server.stdio:_open_stdout_diversion",
             "mcp.shared._context_streams:create_context_streams",
+            # How the SDK correlates ids, and its code for a request cut off by the end of input.
+            "mcp.shared.dispatcher:coerce_request_id",
+            "mcp_types.jsonrpc:CONNECTION_CLOSED",
             *_WIRE,
         ),
         bindings={
