@@ -28,12 +28,12 @@ from mcp_native.adapters import _wire, stdio
 
 pytestmark = [pytest.mark.usefixtures("adapters_restored")]
 
-# One tool in each framework: an async tool returning a dict, with a result of `size` bytes
-# (and more in MCPServer's text mirror) after `sleep` seconds.
+# Two tools in each framework: `echo` returns a dict, with a result of `size` bytes (and more in
+# MCPServer's text mirror) after `sleep` seconds; `ask` sends the client a request.
 APPS = {
     "mcpserver": """
 import asyncio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 app = MCPServer("eof")
 
@@ -44,11 +44,20 @@ async def echo(n: int, size: int = 0, sleep: float = 0) -> dict[str, object]:
     return {"n": n, "pad": "x" * size}
 
 
+@app.tool()
+async def ask(ctx: Context) -> str:
+    try:
+        await ctx.session.send_ping()  # a request to the client
+    except Exception as e:
+        return f"no answer: {e}"
+    return "answered"
+
+
 app.run("stdio")
 """,
     "fastmcp": """
 import asyncio
-from fastmcp import FastMCP
+from fastmcp import Context, FastMCP
 
 app = FastMCP("eof")
 
@@ -57,6 +66,15 @@ app = FastMCP("eof")
 async def echo(n: int, size: int = 0, sleep: float = 0) -> dict[str, object]:
     await asyncio.sleep(sleep)
     return {"n": n, "pad": "x" * size}
+
+
+@app.tool()
+async def ask(ctx: Context) -> str:
+    try:
+        await ctx.session.send_ping()  # a request to the client
+    except Exception as e:
+        return f"no answer: {e}"
+    return "answered"
 
 
 app.run("stdio", show_banner=False)
@@ -105,7 +123,9 @@ def serve(app: Path, requests: bytes, stdout: Any = subprocess.PIPE) -> tuple[li
     return [json.loads(line) for line in out.splitlines()], proc.stderr.decode()
 
 
-def by_id(answers: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
+def by_id(messages: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
+    """The server's answers (not its own requests) by id."""
+    answers = [m for m in messages if "method" not in m]
     ids = [a["id"] for a in answers]
     assert len(ids) == len(set(ids)), f"answered twice: {ids}"
     return {a["id"]: a for a in answers}
@@ -173,6 +193,17 @@ def test_a_client_dying_during_a_large_write_fails_the_waiting_answers_at_once(a
         proc.kill()
     assert proc.returncode != -9, "killed by the watchdog"
     assert "transport write blocked" not in log
+
+
+def test_a_request_to_a_client_whose_input_ended_fails_at_once(app: Path) -> None:
+    # The client cannot answer the server's ping once it has closed its end: the handler that
+    # asked gets the SDK's "Connection closed" at once, and its request is answered in turn.
+    ask = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask", "arguments": {}}}
+    answers, log = serve(app, lines(ask, call(2)))
+    answered = by_id(answers)
+    assert answered[1]["result"]["content"][0]["text"] == "no answer: Connection closed"
+    assert answered[2]["result"]["structuredContent"] == {"n": 2, "pad": ""}
+    assert "unanswered" not in log  # the end of input did not wait out the grace
 
 
 # -- the writer, in process, on a real pipe ---------------------------------------------------

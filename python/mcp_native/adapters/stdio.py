@@ -89,13 +89,16 @@ def _shared_with_stderr(fd: int) -> bool:
 
 
 class _Unanswered:
-    """The requests the session was handed and has not answered yet (ids as the SDK correlates
-    them: "7" and 7 are one), so that the end of input can wait for their answers and the
-    transport can answer what the session leaves unanswered."""
+    """The requests each side waits on (ids as the SDK correlates them: "7" and 7 are one): the
+    client's that the session has not answered yet, so that the end of input can wait for their
+    answers and the transport can answer what the session leaves unanswered; and the server's
+    that the client has not answered, which it no longer can once its input has ended."""
 
     def __init__(self) -> None:
         self._ids: dict[Any, list[Any]] = {}  # correlated id -> the ids as received
-        self._none_left: anyio.Event | None = None  # set by the last answer, for wait()
+        self._asked: dict[Any, Any] = {}  # the server's requests: correlated id -> id as sent
+        self._changed: anyio.Event | None = None  # for wait(): the last answer, or a new ask
+        self._deadline: float | None = None  # of the grace, from the first wait()
         self._interrupted = False
 
     def received(self, message: mcp_types.JSONRPCMessage) -> None:
@@ -106,10 +109,15 @@ class _Unanswered:
             request_id = (message.params or {}).get("requestId")
             if isinstance(request_id, (int, str)) and not isinstance(request_id, bool):
                 self._settle(coerce_request_id(request_id), every=True)
+        elif isinstance(message, (mcp_types.JSONRPCResponse, mcp_types.JSONRPCError)) and message.id is not None:
+            self._asked.pop(coerce_request_id(message.id), None)
 
-    def answered(self, message: mcp_types.JSONRPCMessage) -> None:
+    def sent(self, message: mcp_types.JSONRPCMessage) -> None:
         if isinstance(message, (mcp_types.JSONRPCResponse, mcp_types.JSONRPCError)) and message.id is not None:
             self._settle(coerce_request_id(message.id), every=False)
+        elif type(message) is mcp_types.JSONRPCRequest:
+            self._asked[coerce_request_id(message.id)] = message.id
+            self._wake()
 
     def _settle(self, key: Any, every: bool) -> None:
         ids = self._ids.get(key)
@@ -118,28 +126,46 @@ class _Unanswered:
         del ids[: len(ids) if every else 1]
         if not ids:
             del self._ids[key]
-            if not self._ids and self._none_left is not None:
-                self._none_left.set()
+            if not self._ids:
+                self._wake()
 
-    async def wait(self) -> None:
-        """Waits until every request is answered, for at most :data:`EOF_GRACE_SECONDS`, or
-        until :meth:`interrupt`."""
-        with anyio.move_on_after(EOF_GRACE_SECONDS):
-            while self._ids and not self._interrupted:
-                self._none_left = anyio.Event()
-                await self._none_left.wait()
-        if self._ids:
+    def _wake(self) -> None:
+        if self._changed is not None:
+            self._changed.set()
+
+    def unanswerable(self) -> SessionMessage | None:
+        """Once input has ended: the answer the client can no longer give to one of the
+        server's requests, the error the SDK's end of stream would give it (so that the handler
+        that asked can finish and answer in turn); None when there is none."""
+        if not self._asked:
+            return None
+        _, request_id = self._asked.popitem()
+        error = mcp_types.ErrorData(code=mcp_types.CONNECTION_CLOSED, message="Connection closed")
+        return SessionMessage(mcp_types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+
+    async def wait(self) -> bool:
+        """Waits until every request of the client's is answered, or :meth:`interrupt`, for
+        :data:`EOF_GRACE_SECONDS` from the first call in all: False; True as soon as the server
+        asks the client something (see :meth:`unanswerable`)."""
+        if self._deadline is None:
+            self._deadline = anyio.current_time() + EOF_GRACE_SECONDS
+        with anyio.CancelScope(deadline=self._deadline) as scope:
+            while self._ids and not self._interrupted and not self._asked:
+                self._changed = anyio.Event()
+                await self._changed.wait()
+        if scope.cancelled_caught:
             logger.warning(
                 "input ended with %d request(s) unanswered after %.1f s; their handlers are cancelled",
                 sum(map(len, self._ids.values())),
                 EOF_GRACE_SECONDS,
             )
+            return False
+        return bool(self._asked) and not self._interrupted
 
     def interrupt(self) -> None:
         """Ends a :meth:`wait` at once (the session is closing the stream)."""
         self._interrupted = True
-        if self._none_left is not None:
-            self._none_left.set()
+        self._wake()
 
     def left(self) -> list[Any]:
         return [i for ids in self._ids.values() for i in ids]
@@ -230,7 +256,7 @@ class _PipeWriter(LineWriter):
         except Exception as e:
             self.fail(e)
         else:
-            self.unanswered.answered(message)
+            self.unanswered.sent(message)
 
     def fail(self, error: BaseException) -> None:
         """Fails the transport (from a sender): :meth:`run` raises ``error``."""
@@ -330,11 +356,14 @@ class _ReadStream(ReceiveStream):
                 error, self._error = self._error, None
                 raise error
             if self._eof:
-                if not self._ended:
-                    self._ended = True
-                    await self._writer.unanswered.wait()
-                    continue  # the stream may have been closed meanwhile
-                raise anyio.EndOfStream
+                if self._ended:
+                    raise anyio.EndOfStream
+                unanswerable = self._writer.unanswered.unanswerable()
+                if unanswerable is not None:
+                    self.last_context = self._context.copy()
+                    return unanswerable
+                self._ended = not await self._writer.unanswered.wait()
+                continue  # the stream may have been closed meanwhile
             if self._loop_reader and self._register():
                 waiter = self._waiter = self._loop.create_future()  # type: ignore[union-attr]
                 try:
@@ -455,8 +484,12 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
                                 await read_stream_writer.send(SessionMessage(message))
                         if not chunk:
                             # The session ends when this stream does: first the answers.
-                            await unanswered.wait()
-                            return
+                            while True:
+                                unanswerable = unanswered.unanswerable()
+                                if unanswerable is not None:
+                                    await read_stream_writer.send(unanswerable)
+                                elif not await unanswered.wait():
+                                    return
             except anyio.ClosedResourceError:  # pragma: no cover
                 await anyio.lowlevel.checkpoint()
 
@@ -465,7 +498,7 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
                 async with write_stream_reader:
                     async for session_message in write_stream_reader:
                         await writer.write(encode(session_message.message))
-                        unanswered.answered(session_message.message)
+                        unanswered.sent(session_message.message)
                 # The session has closed its write stream and all it sent is written.
                 unanswered.interrupt()
                 await _answer_left(unanswered, writer.write)
