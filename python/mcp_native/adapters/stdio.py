@@ -18,7 +18,14 @@ the SDK's own helpers) and yields the same pair of streams of ``SessionMessage``
   same: a yield to the loop at each receive and send, messages and responses in the same
   order, a send that returns once its line is handed over (a line the pipe does not take at
   once is finished by a task of the transport, as the writer task would), the transport
-  failing when a write fails.
+  failing when a write fails;
+- at the end of input (a client that writes its requests and closes stdin), the end of the
+  stream, on which the SDK cancels the handlers still running, waits until every request read
+  has been answered, for at most :data:`EOF_GRACE_SECONDS`; the server's own requests, which
+  the client can no longer answer, get the SDK's "Connection closed" at once; a request the
+  session still leaves unanswered gets that error from the transport. Stock answers what
+  finishes before its relay tasks pass the end on, and nothing for a handler cancelled while
+  it sends its answer.
 
 Explicit ``stdin``/``stdout`` streams (text files the caller opened), and standard streams that
 are not the process's fd 0 and 1 (replaced by a test harness), go to the stock transport.
