@@ -195,11 +195,16 @@ def test_a_client_dying_during_a_large_write_fails_the_waiting_answers_at_once(a
     assert "transport write blocked" not in log
 
 
-def test_a_request_to_a_client_whose_input_ended_fails_at_once(app: Path) -> None:
+@pytest.mark.parametrize("out", ["pipe", "file"])
+def test_a_request_to_a_client_whose_input_ended_fails_at_once(app: Path, out: str, tmp_path: Path) -> None:
     # The client cannot answer the server's ping once it has closed its end: the handler that
     # asked gets the SDK's "Connection closed" at once, and its request is answered in turn.
     ask = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask", "arguments": {}}}
-    answers, log = serve(app, lines(ask, call(2)))
+    if out == "pipe":
+        answers, log = serve(app, lines(ask, call(2)))
+    else:
+        with open(tmp_path / "out.jsonl", "wb") as file:
+            answers, log = serve(app, lines(ask, call(2)), file)
     answered = by_id(answers)
     assert answered[1]["result"]["content"][0]["text"] == "no answer: Connection closed"
     assert answered[2]["result"]["structuredContent"] == {"n": 2, "pad": ""}
