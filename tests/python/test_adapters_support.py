@@ -242,6 +242,7 @@ def test_mcpserver_results_on_mcp_2_0(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("the native path takes a dict result")
 
     monkeypatch.setattr(mcp_server, "stock_convert_result", stock)
+    monkeypatch.setattr(mcp_server, "mirror_indent", 2)  # install()'s default, whatever ran before
     meta = FuncMetadata20(output_schema=Weather.model_json_schema(), output_model=Weather)
     result = mcp_server.convert_result(meta, {"temperature": 21, "conditions": "sunny", "extra": 1})
     assert result.structured_content == {"temperature": 21.0, "conditions": "sunny"}
