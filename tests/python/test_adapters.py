@@ -5,6 +5,7 @@ own client)."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -88,7 +89,8 @@ def _targets() -> list[Any]:
         mcp.server.runner.ServerRunner._serialize,
         mcp.client.stdio.stdio_client,
         mcp.stdio_client,
-        vars(mcp.client.client)["stdio_client"],
+        # mcp 2.0's Client imports no stdio transport: its module has no binding to patch.
+        *([vars(mcp.client.client)["stdio_client"]] if "stdio_client" in vars(mcp.client.client) else []),
         vars(fastmcp.client.transports.stdio)["stdio_client"],
     ]
 
@@ -96,14 +98,17 @@ def _targets() -> list[Any]:
 ALL_GROUPS = [g.name for g in adapters.GROUPS]
 
 
-def test_install_patches_named_points_and_uninstall_restores_them_exactly() -> None:
+def test_install_patches_named_points_and_uninstall_restores_them_exactly(
+    sdk_versions: dict[str, str], proven_summary: str
+) -> None:
     before = _targets()
     report = adapters.install()
-    assert report.versions == {"mcp": "2.3.0", "fastmcp": "4.1.2"}
+    assert report.versions == sdk_versions
     assert report.patched == ALL_GROUPS and report.stock == [] and report.waiting == []
     text = str(report)
-    assert "stdio server transport" in text and "validate_tool_result" in text and "the source of mcp 2.3.0" in text
-    assert report.summary() == "mcp-native adapters: mcp 2.3.0: 9 of 9 groups; fastmcp 4.1.2: 1 of 1 groups"
+    assert "stdio server transport" in text and "validate_tool_result" in text
+    assert f"the source of mcp {sdk_versions['mcp']})" in text
+    assert report.summary() == proven_summary
     after = _targets()
     assert all(a is not b for a, b in zip(after, before, strict=True))
     assert adapters.report() is report
@@ -128,23 +133,27 @@ def test_options_choose_the_parts() -> None:
         adapters.install(output_validation="strict")
 
 
-def _tested_with(monkeypatch: pytest.MonkeyPatch, dist: str, name: str, version: str = "9.9.9") -> None:
+def _tested_with(
+    monkeypatch: pytest.MonkeyPatch, installed: dict[str, str], dist: str, name: str, version: str = "9.9.9"
+) -> None:
     """The fingerprint data as if ``dist`` were a release nobody tested, whose source differs
-    from every tested release in ``name``."""
+    from every tested release in ``name`` (the other SDK stays the ``installed`` release)."""
     real = adapters._proof.tested()
     module = name.partition(":")[0]
     releases = {
         release: {"files": {**entry["files"], module: "0"}, "names": {**entry["names"], name: "0"}}
         for release, entry in real[dist].items()
     }
-    versions = {"mcp": "2.3.0", "fastmcp": "4.1.2", dist: version}
+    versions = {**installed, dist: version}
     monkeypatch.setattr(adapters._proof, "tested", lambda: {**real, dist: releases})
     monkeypatch.setattr(adapters, "_installed_versions", lambda: versions)
 
 
-def test_a_group_whose_source_changed_stays_stock_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_group_whose_source_changed_stays_stock_alone(
+    monkeypatch: pytest.MonkeyPatch, sdk_versions: dict[str, str]
+) -> None:
     before = _targets()
-    _tested_with(monkeypatch, "mcp", "mcp.client.stdio:_drain_stdout")
+    _tested_with(monkeypatch, sdk_versions, "mcp", "mcp.client.stdio:_drain_stdout")
     with pytest.warns(
         RuntimeWarning, match=r"mcp 9\.9\.9: 8 of 9 groups \(stock: stdio-client; see python -m mcp_native doctor\)"
     ):
@@ -163,9 +172,10 @@ def test_a_group_whose_source_changed_stays_stock_alone(monkeypatch: pytest.Monk
     assert _targets() == before
 
 
-def test_an_untested_fastmcp_leaves_mcp_patched(monkeypatch: pytest.MonkeyPatch) -> None:
-    _tested_with(monkeypatch, "fastmcp", "fastmcp.tools.base:_serialize_to_jsonable", "4.9.0")
-    with pytest.warns(RuntimeWarning, match=r"mcp 2\.3\.0: 9 of 9 groups; fastmcp 4\.9\.0: 0 of 1 groups"):
+def test_an_untested_fastmcp_leaves_mcp_patched(monkeypatch: pytest.MonkeyPatch, sdk_versions: dict[str, str]) -> None:
+    _tested_with(monkeypatch, sdk_versions, "fastmcp", "fastmcp.tools.base:_serialize_to_jsonable", "4.9.0")
+    line = f"mcp {sdk_versions['mcp']}: 9 of 9 groups; fastmcp 4.9.0: 0 of 1 groups"
+    with pytest.warns(RuntimeWarning, match=re.escape(line)):
         report = adapters.install()
     assert report.stock == ["fastmcp-results"] and report.patched == ALL_GROUPS[:-1]
     import fastmcp.server.mixins.transport

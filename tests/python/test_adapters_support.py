@@ -112,10 +112,10 @@ def test_the_data_covers_every_name_of_every_group_on_every_tested_release() -> 
             assert all(entry["names"][t.name] != _proof.MISSING for t in spec.targets), (spec.name, release)
 
 
-def test_installed_releases_are_proven_by_their_own_fingerprints() -> None:
+def test_installed_releases_are_proven_by_their_own_fingerprints(sdk_versions: dict[str, str]) -> None:
     report = adapters.check()
-    assert report.versions == {"mcp": "2.3.0", "fastmcp": "4.1.2"}
-    assert {g.why for g in report.groups} == {"the source of mcp 2.3.0", "the source of fastmcp 4.1.2"}
+    assert report.versions == sdk_versions
+    assert {g.why for g in report.groups} == {f"the source of {dist} {v}" for dist, v in sdk_versions.items()}
     assert all(g.state == "waiting" for g in report.groups)  # check() patches nothing
 
 
@@ -153,10 +153,10 @@ def test_run_passes_every_argument_after_the_program_to_it(tmp_path: Path, args:
     assert probe["argv"] == [str(tmp_path / "probe_mod.py"), *args] and probe["name"] == "__main__"
 
 
-def test_run_says_what_it_patches_in_one_line(tmp_path: Path) -> None:
+def test_run_says_what_it_patches_in_one_line(tmp_path: Path, proven_summary: str) -> None:
     (tmp_path / "probe_mod.py").write_text(PROBE)
     out = run(tmp_path, "run", "-m", "probe_mod")
-    assert out.stderr == "mcp-native adapters: mcp 2.3.0: 9 of 9 groups; fastmcp 4.1.2: 1 of 1 groups\n"
+    assert out.stderr == proven_summary + "\n"
     assert run(tmp_path, "run", "--quiet", "-m", "probe_mod").stderr == ""
 
 
@@ -177,21 +177,24 @@ def test_run_without_a_program_is_a_usage_error(tmp_path: Path) -> None:
         assert out.returncode == 2 and "give a script path or -m module" in out.stderr
 
 
-def test_doctor_lists_every_group(tmp_path: Path) -> None:
+def test_doctor_lists_every_group(tmp_path: Path, proven_summary: str) -> None:
     out = run(tmp_path, "doctor")
     assert "on import stdio-server" in " ".join(out.stdout.split())
-    assert out.stdout.splitlines()[-1] == "mcp-native adapters: mcp 2.3.0: 9 of 9 groups; fastmcp 4.1.2: 1 of 1 groups"
+    assert out.stdout.splitlines()[-1] == proven_summary
 
 
-def test_doctor_fails_when_nothing_can_be_patched(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+def test_doctor_fails_when_nothing_can_be_patched(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any, sdk_versions: dict[str, str]
+) -> None:
     from mcp_native import __main__
 
     monkeypatch.setattr(_proof, "tested", lambda: {"mcp": {}, "fastmcp": {}})
     assert __main__.main(["doctor"]) == 1
     out = capsys.readouterr().out
-    assert "mcp 2.3.0: no tested release" not in out and "nothing can be patched" in out
+    mcp_release = f"mcp {sdk_versions['mcp']}"
+    assert f"{mcp_release}: no tested release" not in out and "nothing can be patched" in out
     assert (
-        "stock     stdio-server: stdio server transport: native framing and writes (mcp 2.3.0 is not a tested release (none)"
+        f"stock     stdio-server: stdio server transport: native framing and writes ({mcp_release} is not a tested release (none)"
         in out
     )
 
