@@ -11,7 +11,8 @@ framework and the event loop (cProfile), then shows two correctness differences 
   refuses it with an ``isError`` result naming the failing value.
 
 Writes ``demo/results.json``, ``demo/latency.png`` and the table under the chart in README.md;
-``--quick`` writes to ``build/demo-quick/`` instead, leaving the published results alone.
+``--quick`` writes to ``build/demo-quick/`` (or ``--out``) instead, leaving the published results
+alone.
 """
 
 from __future__ import annotations
@@ -107,9 +108,12 @@ def chart(rows: list[dict[str, Any]], path: Path) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="a smoke run of about a minute")
+    ap.add_argument("--out", type=Path, help="write results.json and latency.png there (--quick only; default: build/demo-quick)")
     args = ap.parse_args()
+    if args.out and not args.quick:
+        ap.error("--out goes with --quick (the full run writes demo/ and README.md)")
     rounds, calls = (2, 5) if args.quick else (30, 25)
-    out = bench.ROOT / ("build/demo-quick" if args.quick else "demo")
+    out = args.out or bench.ROOT / ("build/demo-quick" if args.quick else "demo")
     out.mkdir(parents=True, exist_ok=True)
 
     print(f"demo: {len(bench.APPS) * 2} servers, {rounds} rounds of {calls} calls per server and payload", flush=True)
