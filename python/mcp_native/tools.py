@@ -37,7 +37,22 @@ _TOOL_ANNOTATIONS = {
 }
 # Where a tool's output schema lives for the result checker (never fetched: it is in the registry).
 _OUTPUT_URI = "urn:mcp-native:tool-output-schema"
-_MISSING: Any = object()
+
+
+class _NotGiven:
+    """The default of an argument that may be given as None (``Tool.result``'s ``structured``):
+    one instance, shown as ``<not given>`` in signatures and help()."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+    def __reduce__(self) -> str:
+        return "_MISSING"  # copies and pickles stay the one instance
+
+
+_MISSING: Any = _NotGiven()
 
 
 def _reject_error_response(message: Any) -> None:

@@ -3,8 +3,11 @@ each checked against the protocol version's schema with python-jsonschema and mc
 
 from __future__ import annotations
 
+import copy
 import gc
+import inspect
 import json
+import pickle
 import warnings
 import weakref
 from collections.abc import Callable
@@ -292,6 +295,19 @@ def test_structured_must_be_object_before_2026(version: str) -> None:
             t.result(s)
         with pytest.raises(TypeError, match="structured"):
             t.encode_response(1, s)
+
+
+def test_result_signature_is_readable() -> None:
+    # help(Tool.result) shows the default of `structured` (it may be given as None, so it has a
+    # sentinel): a readable name, not "<object object at 0x...>".
+    sig = str(inspect.signature(Tool.result))
+    assert "structured: 'Any' = <not given>" in sig, sig
+    assert " at 0x" not in sig
+    default = inspect.signature(Tool.result).parameters["structured"].default
+    assert copy.copy(default) is default and copy.deepcopy(default) is default
+    assert pickle.loads(pickle.dumps(default)) is default
+    t = weather("2026-07-28")
+    assert t.result(default, is_error=True) == t.result(is_error=True)
 
 
 def test_result_bad_arguments() -> None:
