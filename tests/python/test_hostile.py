@@ -234,7 +234,7 @@ def test_invalid_utf8_everywhere() -> None:
 @pytest.mark.parametrize("pattern", ["^(a+)+$", "^(a|a)*$", "^(a*)*b$", "^(\\w+\\s?)*$", "(x+x+)+y"])
 def test_redos_patterns(pattern: str) -> None:
     subject = "a" * 20_000 + "!"
-    checks = [
+    checks: list[tuple[Any, Any]] = [
         (Validator({"pattern": pattern}).is_valid, subject),
         (Validator({"patternProperties": {pattern: False}}).is_valid, {subject: 1}),
         (Validator({"propertyNames": {"pattern": pattern}}).is_valid_json, json.dumps({subject: 1})),

@@ -156,7 +156,8 @@ def test_schema_bombs() -> None:
     defs["l60"] = {"type": "string"}
     bomb = {"$defs": defs, "$ref": "#/$defs/l0"}
     v = Validator(bomb, limits={"max_steps": 100_000})
-    for call, arg in ((v.is_valid, 1), (v.is_valid_json, b"1"), (v.validate, 1)):
+    calls: list[tuple[Any, Any]] = [(v.is_valid, 1), (v.is_valid_json, b"1"), (v.validate, 1)]
+    for call, arg in calls:
         with pytest.raises(ValidationError, match="max_steps=100000") as info:
             call(arg)
         assert info.value.keyword == "limits"
@@ -235,7 +236,7 @@ def test_bad_instances() -> None:
         with pytest.raises(JSONDecodeError):
             v.is_valid_json(bad)
     with pytest.raises(TypeError):
-        v.is_valid_json(12)
+        v.is_valid_json(12)  # type: ignore[arg-type]
 
 
 def test_numbers() -> None:
