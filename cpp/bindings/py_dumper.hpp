@@ -354,14 +354,7 @@ class Dumper {
       return ok;
     }
     if (PyDict_Check(o)) return dict(o);
-    if (default_fn_ == nullptr) {
-      PyObject* name = PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(o)), "__name__");
-      if (name != nullptr) {
-        PyErr_Format(PyExc_TypeError, "Object of type %U is not JSON serializable", name);
-        Py_DECREF(name);
-      }
-      return false;
-    }
+    if (default_fn_ == nullptr) return not_serializable(o);
     if (!enter(o)) return false;
     PyObject* r = PyObject_CallOneArg(default_fn_, o);
     if (r == nullptr) return false;
@@ -369,6 +362,24 @@ class Dumper {
     Py_DECREF(r);
     if (ok) leave();
     return ok;
+  }
+
+  // The json module's TypeError, with the way out for the types users most often pass: a
+  // pydantic model or a dataclass (looked for only here, on the error path).
+  [[gnu::noinline]] static bool not_serializable(PyObject* o) {
+    PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(o));
+    PyObject* name = PyObject_GetAttrString(type, "__name__");
+    if (name == nullptr) return false;
+    const char* hint = "";
+    if (PyObject_HasAttrString(type, "model_dump"))
+      hint =
+          " (a pydantic model: pass model.model_dump(mode=\"json\"), or "
+          "default=lambda m: m.model_dump(mode=\"json\"))";
+    else if (PyObject_HasAttrString(type, "__dataclass_fields__"))
+      hint = " (a dataclass: pass dataclasses.asdict(obj), or default=dataclasses.asdict)";
+    PyErr_Format(PyExc_TypeError, "Object of type %U is not JSON serializable%s", name, hint);
+    Py_DECREF(name);
+    return false;
   }
 
   JsonWriter& w_;

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import dataclasses
 import enum
 import json
 import math
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pydantic
 import pytest
 
 import mcp_native
@@ -462,6 +464,38 @@ def test_dumps_bad_values(obj: Any, kw: dict[str, Any], exc: type[Exception], me
     # The standard library raises too (its depth limit aside).
     with pytest.raises((exc, RecursionError)):
         ref_dumps(obj, **kw).decode()
+
+
+class _Model(pydantic.BaseModel):
+    a: int
+
+
+@dataclasses.dataclass
+class _Record:
+    a: int
+
+
+def test_dumps_suggests_the_way_out_for_models_and_dataclasses() -> None:
+    # The json module's message, then how to turn the value into JSON-native data.
+    with pytest.raises(TypeError) as info:
+        dumps({"rows": [_Model(a=1)]})
+    assert str(info.value) == (
+        "Object of type _Model is not JSON serializable (a pydantic model: pass "
+        'model.model_dump(mode="json"), or default=lambda m: m.model_dump(mode="json"))'
+    )
+    assert dumps(_Model(a=1), default=lambda m: m.model_dump(mode="json")) == b'{"a":1}'
+    with pytest.raises(TypeError) as info:
+        dumps(_Record(1))
+    assert str(info.value) == (
+        "Object of type _Record is not JSON serializable (a dataclass: pass dataclasses.asdict(obj), "
+        "or default=dataclasses.asdict)"
+    )
+    assert dumps([_Record(1)], default=dataclasses.asdict) == b'[{"a":1}]'
+    # Other types (the dataclass's class itself among them) keep the plain message.
+    for obj, name in ((_Record, "type"), (object(), "object")):
+        with pytest.raises(TypeError) as info:
+            dumps(obj)
+        assert str(info.value) == f"Object of type {name} is not JSON serializable"
 
 
 def test_dumps_circular() -> None:
