@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <unordered_set>
 
 #include "bindings.hpp"
 #include "mcp_native/json/padded.hpp"
@@ -56,6 +57,54 @@ auto guarded(F&& f) -> decltype(f()) {
     throw py::value_error(std::string("instance is not JSON: ") + e.what());
   }
 }
+
+// Where an instance is not JSON: the first value in document order that PyView refuses, with
+// its path. Looked for only once an evaluation has failed on such a value (it visits the whole
+// instance; each container once, so that shared or cyclic ones cost no more).
+class NonJsonFinder {
+ public:
+  explicit NonJsonFinder(uint32_t max_depth) : max_depth_(max_depth) {}
+
+  /// The error for the first such value, "... at /pointer"; false when there is none.
+  bool find(PyObject* o, std::string& what, bool& type_error) {
+    if (!visit(o)) return false;
+    what = found_what_ + (found_path_.empty() ? "" : " at " + pointer(found_path_));
+    type_error = found_type_error_;
+    return true;
+  }
+
+ private:
+  uint32_t max_depth_;
+  std::vector<PathTok> path_, found_path_;
+  std::unordered_set<PyObject*> seen_;
+  std::string found_what_;
+  bool found_type_error_ = false;
+  PyView::Env env_{nullptr};
+
+  bool visit(PyObject* o) {
+    try {
+      const Kind k = PyView::kind(env_, o);
+      if (k == Kind::String) PyView::str(env_, o);
+      if (k == Kind::Number) PyView::num(env_, o);
+      if ((k != Kind::Array && k != Kind::Object) || path_.size() >= max_depth_ || !seen_.insert(o).second)
+        return false;
+      if (k == Kind::Array)
+        return !PyView::arr_each(env_, o, [&](size_t i, PyObject* x) { return !at(PathTok::at((int64_t)i), x); });
+      return !PyView::obj_each(env_, o, [&](std::string_view key, PyObject* x) { return !at(PathTok::of(key), x); });
+    } catch (const InstanceError& e) {  // o itself, or one of its keys
+      found_what_ = e.what();
+      found_type_error_ = e.type_error;
+      found_path_ = path_;
+      return true;
+    }
+  }
+  bool at(PathTok tok, PyObject* x) {
+    path_.push_back(std::move(tok));
+    const bool found = visit(x);
+    path_.pop_back();
+    return found;
+  }
+};
 
 // Python value (schema document) -> Json. `path` locates o in the document, for errors.
 class ToJson {
@@ -269,7 +318,11 @@ class SchemaValidator {
       PyView::Env env{&keys_};
       Counters c;
       Evaluator<PyView, false> ev(*program_, env, c);
-      return ev.run(instance.ptr());
+      try {
+        return ev.run(instance.ptr());
+      } catch (const InstanceError& e) {
+        throw located(e, instance);
+      }
     });
   }
 
@@ -278,7 +331,11 @@ class SchemaValidator {
       PyView::Env env{&keys_};
       Counters c;
       Evaluator<PyView, true> ev(*program_, env, c);
-      ev.run(instance.ptr());
+      try {
+        ev.run(instance.ptr());
+      } catch (const InstanceError& e) {
+        throw located(e, instance);
+      }
       py::list out;
       for (auto& e : ev.errors) {
         py::object inst =
@@ -332,6 +389,15 @@ class SchemaValidator {
  private:
   std::shared_ptr<const Program> program_;
   std::vector<PyObject*> keys_;
+
+  // The error e (met evaluating instance) with the location of the value it is about.
+  InstanceError located(const InstanceError& e, py::handle instance) const {
+    std::string what;
+    bool type_error = false;
+    if (NonJsonFinder(program_->limits.max_instance_depth).find(instance.ptr(), what, type_error))
+      return InstanceError(what, type_error);
+    return e;
+  }
 
   template <class E>
   static py::tuple error_tuple(const E& e, py::object inst) {

@@ -239,6 +239,49 @@ def test_bad_instances() -> None:
         v.is_valid_json(12)  # type: ignore[arg-type]
 
 
+def test_bad_instance_located() -> None:
+    # The message names the value that is not JSON by its JSON Pointer, from every entry point.
+    rows = {"properties": {"rows": {"items": {"properties": {"value": {"type": "number"}}}}}}
+    v = Validator(rows)
+    table = {"rows": [{"value": 1}, {"value": 2}, {"value": 3}, {"value": float("nan")}]}
+    nan_at = r"^instance is not JSON: float nan is not a JSON number at /rows/3/value$"
+    for call in (v.is_valid, v.validate, lambda x: list(v.iter_errors(x))):
+        with pytest.raises(ValueError, match=nan_at):
+            call(table)
+    cases: list[tuple[Any, Any, type[Exception], str]] = [
+        (
+            {"items": {"items": {"additionalProperties": {"type": "number"}}}},
+            [[], [2, {"a~b/c": object()}]],
+            TypeError,
+            "value of type 'object' is not a JSON value at /1/1/a~0b~1c",
+        ),
+        (
+            {"additionalProperties": {"additionalProperties": False}},
+            {"a": {1: 2}},
+            TypeError,
+            "dict key of type 'int' is not a string at /a",
+        ),
+        (
+            {"items": {"pattern": "a"}},
+            ["a", "\ud800"],
+            ValueError,
+            "string is not valid Unicode (lone surrogate) at /1",
+        ),
+        ({"minimum": 0}, float("-inf"), ValueError, "float inf is not a JSON number"),  # the root: no location
+    ]
+    for schema, instance, exc, message in cases:
+        with pytest.raises(exc) as info:
+            Validator(schema).is_valid(instance)
+        assert str(info.value) == "instance is not JSON: " + message
+    # A container met twice (shared, or a cycle) is looked into once.
+    shared: list[Any] = [1]
+    cycle: list[Any] = [shared, shared]
+    cycle.append(cycle)
+    cycle.append(float("nan"))
+    with pytest.raises(ValueError, match=r"nan is not a JSON number at /3$"):
+        Validator({"items": {"type": ["array", "number"]}}).is_valid(cycle)
+
+
 def test_numbers() -> None:
     assert Validator({"type": "integer"}).is_valid(2**100)
     assert Validator({"type": "integer"}).is_valid_json(str(2**100))
