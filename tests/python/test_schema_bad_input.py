@@ -20,13 +20,92 @@ from mcp_native import JSONDecodeError, Limits, SchemaError, ValidationError, Va
         ({"items": {"type": "strang"}}, "/items/type"),
         ({"$defs": {"x": {"pattern": "("}}}, "/$defs/x/pattern"),
         ({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object", "required": []}, "/required"),
+        ({"$anchor": "1x"}, "/$anchor"),
         ([1], ""),
     ],
 )
 def test_invalid_schema_names_the_location(schema: Any, where: str) -> None:
     with pytest.raises(SchemaError) as info:
         Validator(schema)
-    assert f"at '{where}'" in str(info.value)
+    assert "".join(f"/{p}" for p in info.value.schema_path) == where
+    if where:
+        assert f"at {where}" in str(info.value) or f"at '{where}'" in str(info.value)
+
+
+TYPES = "(expected one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string')"
+
+
+@pytest.mark.parametrize(
+    ("schema", "dialect", "message"),
+    [
+        ({"type": "strng"}, None, f"'strng' is not a JSON Schema type {TYPES} at /type"),
+        (
+            {"properties": {"a": {"type": "strng"}}},
+            "draft-04",
+            f"'strng' is not a JSON Schema type {TYPES} at /properties/a/type",
+        ),
+        ({"type": ["string", "nul"]}, "draft-07", f"'nul' is not a JSON Schema type {TYPES} at /type/1"),
+        ({"type": ["string", "string"]}, None, "'type' lists 'string' more than once at /type/1"),
+        ({"type": ["string", 3]}, None, "item 1 of 'type' must be a type name, not the integer 3 at /type/1"),
+        ({"type": 3}, None, "'type' must be a type name or an array of type names, not the integer 3 at /type"),
+        ({"type": []}, None, "'type' must name at least one type, not an empty array at /type"),
+        (
+            {"required": "name"},
+            None,
+            "'required' must be an array of property names, not the string 'name' at /required",
+        ),
+        ({"required": [1]}, None, "item 0 of 'required' must be a string, not the integer 1 at /required/0"),
+        ({"required": ["a", "a"]}, None, "'required' lists 'a' more than once at /required"),
+        ({"required": []}, "draft-04", "'required' must not be empty at /required"),
+        (
+            {"properties": []},
+            None,
+            "'properties' must be an object mapping property names to schemas, not an empty array at /properties",
+        ),
+        (
+            {"properties": {"a": 3}},
+            None,
+            "the value of 'a' in 'properties' must be a schema (an object or a boolean), not the integer 3 at /properties/a",
+        ),
+        ({"minLength": -1}, None, "'minLength' must be a non-negative integer, not the integer -1 at /minLength"),
+        (
+            {"minLength": "1"},
+            "draft-07",
+            "'minLength' must be a non-negative integer, not the string '1' at /minLength",
+        ),
+        ({"maxItems": 1.5}, None, "'maxItems' must be a non-negative integer, not the number 1.5 at /maxItems"),
+        ({"multipleOf": 0}, None, "'multipleOf' must be a number greater than 0, not the integer 0 at /multipleOf"),
+        ({"enum": "a"}, None, "'enum' must be an array of the allowed values, not the string 'a' at /enum"),
+        ({"enum": []}, "draft-04", "'enum' must not be empty at /enum"),
+        ({"anyOf": {}}, None, "'anyOf' must be a non-empty array of schemas, not an empty object at /anyOf"),
+        ({"anyOf": []}, None, "'anyOf' must not be empty at /anyOf"),
+        ({"items": "x"}, None, "'items' must be a schema (an object or a boolean), not the string 'x' at /items"),
+        ({"maximum": "3"}, None, "'maximum' must be a number, not the string '3' at /maximum"),
+        ({"uniqueItems": "yes"}, None, "'uniqueItems' must be true or false, not the string 'yes' at /uniqueItems"),
+        (
+            {"dependentRequired": {"a": "b"}},
+            None,
+            "the value of 'a' in 'dependentRequired' must be an array, not the string 'b' at /dependentRequired/a",
+        ),
+        (3, None, "the schema must be an object or a boolean, not the integer 3"),
+    ],
+)
+def test_invalid_schema_in_the_authors_words(schema: Any, dialect: str | None, message: str) -> None:
+    # The common mistakes are said as the schema's author would say them, not as the
+    # metaschema's walk ("... fails 'anyOf' [{"$ref":"#/$defs/simpleTypes"}, ...").
+    with pytest.raises(SchemaError) as info:
+        Validator(schema, dialect=dialect)
+    assert str(info.value) == message
+
+
+def test_invalid_schema_keeps_the_metaschema_detail_for_the_rest() -> None:
+    with pytest.raises(SchemaError) as info:
+        Validator({"$anchor": "1x"})
+    assert str(info.value) == (
+        "schema is invalid under the 2020-12 metaschema: \"1x\" fails 'pattern' "
+        "\"^[A-Za-z_][-A-Za-z0-9._]*$\" at '/$anchor'"
+    )
+    assert info.value.schema_path == ("$anchor",)
 
 
 @pytest.mark.parametrize("text", ['{"type": "string"', b"\xff", "{'a': 1}"])

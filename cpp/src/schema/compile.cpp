@@ -100,12 +100,17 @@ std::shared_ptr<const Program> compile(Json schema, const Options& options) {
     Counters c2;
     Evaluator<JsonView, true> full(meta, env, c2);
     full.run(&schema);
+    // The deepest error is the most specific one; one that can be said in the schema author's
+    // words (metaschema_message) comes first.
+    std::stable_sort(full.errors.begin(), full.errors.end(),
+                     [](auto& a, auto& b) { return a.instance_path.size() > b.instance_path.size(); });
+    for (auto& e : full.errors)
+      if (std::optional<MetaschemaMessage> m = metaschema_message(e))
+        throw SchemaError(m->text + (m->path.empty() ? "" : " at " + pointer(m->path)), m->path);
     std::string msg = std::string("schema is invalid under the ") + dialect_name(d) + " metaschema";
     std::vector<PathTok> path;
     if (!full.errors.empty()) {
-      // The deepest error is the most specific one.
-      auto& e = *std::max_element(full.errors.begin(), full.errors.end(),
-                                  [](auto& a, auto& b) { return a.instance_path.size() < b.instance_path.size(); });
+      auto& e = full.errors.front();
       path = e.instance_path;
       auto brief = [](std::string t) { return t.size() > 60 ? t.substr(0, 57) + "..." : t; };
       msg += ": " + brief(e.instance->dump()) + " fails '" + e.keyword + "'";

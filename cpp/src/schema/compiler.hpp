@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -98,5 +99,17 @@ class Compiler {
   void bound_leaf(Node& node);
   void branches_by_kind();
 };
+
+/// A schema's failure of its metaschema as its author would say it.
+struct MetaschemaMessage {
+  std::string text;           ///< e.g. "'minLength' must be a non-negative integer, not the integer -1"
+  std::vector<PathTok> path;  ///< where in the schema
+};
+
+/// The message for metaschema error `e` (found checking a schema against its dialect's
+/// metaschema), for the common mistakes: a wrong type name, a keyword's value of the wrong JSON
+/// type or below its bound, an empty or repeating array. None for the rest, which keep the
+/// metaschema's own detail. (metaschema_errors.cpp)
+std::optional<MetaschemaMessage> metaschema_message(const EvalError<const Json*>& e);
 
 }  // namespace mcp_native::schema
