@@ -79,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         run.error("give a script path or -m module")
     from . import adapters
 
+    # The program's worker and child interpreters install the same (the start-up hook).
+    os.environ[adapters.ENVIRONMENT] = adapters.environment_value(
+        output_validation=args.output_validation, mirror=args.mirror
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # the line below says it
         report = adapters.install(output_validation=args.output_validation, mirror=args.mirror)

@@ -45,10 +45,30 @@ from typing import Any
 from . import _proof
 from ._patch import Patch, PatchOnImport, UnexpectedTarget
 
-__all__ = ["GROUPS", "Group", "GroupSpec", "Report", "UnsupportedVersion", "check", "install", "report", "uninstall"]
+__all__ = [
+    "ENVIRONMENT",
+    "GROUPS",
+    "Group",
+    "GroupSpec",
+    "Report",
+    "UnsupportedVersion",
+    "check",
+    "environment_value",
+    "install",
+    "options_from_environment",
+    "report",
+    "uninstall",
+]
 
 logger = logging.getLogger("mcp_native.adapters")
 
+#: The environment variable that installs the adapters in every Python process that starts with
+#: it set (the startup hook ``mcp_native_adapters.pth``): ``1`` for the defaults, or the options
+#: of :func:`install` as ``name=value`` pairs separated by commas
+#: (``output_validation=warn,mirror=compact,client=0``); unset, empty, ``0`` or ``off``: nothing.
+#: ``python -m mcp_native run`` sets it, so that the program's worker and child processes are
+#: adapted as it is.
+ENVIRONMENT = "MCP_NATIVE_ADAPTERS"
 _OUTPUT_VALIDATION = ("error", "warn", "off")
 _MIRRORS = ("framework", "compact")
 # The distributions whose code the groups patch, and the import name of each.
@@ -525,6 +545,42 @@ def install(
         warnings.warn(f"mcp_native.adapters.install(): {rep.summary()}", RuntimeWarning, stacklevel=2)
     logger.debug("%s", rep)
     return rep
+
+
+_SWITCHES = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
+
+
+def options_from_environment(value: str) -> dict[str, Any] | None:
+    """The :func:`install` options a value of :data:`ENVIRONMENT` asks for, or None for "do not
+    install". Raises ``ValueError`` naming what it does not understand."""
+    value = value.strip()
+    if value.lower() in ("", "0", "false", "off"):
+        return None
+    if value.lower() in ("1", "true", "on"):
+        return {}
+    options: dict[str, Any] = {}
+    for item in value.split(","):
+        name, eq, setting = (part.strip() for part in item.partition("="))
+        if not eq:
+            raise ValueError(f"{ENVIRONMENT}: {item.strip()!r} is not name=value")
+        if name in ("server", "client", "transport"):
+            if setting.lower() not in _SWITCHES:
+                raise ValueError(f"{ENVIRONMENT}: {name}={setting!r} is not 1 or 0")
+            options[name] = _SWITCHES[setting.lower()]
+        elif (name == "output_validation" and setting in _OUTPUT_VALIDATION) or (
+            name == "mirror" and setting in _MIRRORS
+        ):
+            options[name] = setting
+        else:
+            raise ValueError(f"{ENVIRONMENT}: {item.strip()!r} is not an option of install()")
+    return options
+
+
+def environment_value(**options: Any) -> str:
+    """The value of :data:`ENVIRONMENT` that asks for ``options`` (the inverse of
+    :func:`options_from_environment`)."""
+    items = [f"{k}={int(v) if isinstance(v, bool) else v}" for k, v in options.items()]
+    return ",".join(items) or "1"
 
 
 def uninstall() -> None:
