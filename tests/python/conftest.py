@@ -59,7 +59,7 @@ def sdk_versions() -> dict[str, str]:
 def proven_summary(sdk_versions: dict[str, str]) -> str:
     """The adapters' one line (run's, doctor's last) when every group of both SDKs is proven."""
     mcp, fastmcp = sdk_versions["mcp"], sdk_versions["fastmcp"]
-    return f"mcp-native adapters: mcp {mcp}: 9 of 9 groups; fastmcp {fastmcp}: 1 of 1 groups"
+    return f"mcp-native adapters: mcp {mcp}: 10 of 10 groups; fastmcp {fastmcp}: 1 of 1 groups"
 
 
 @pytest.fixture

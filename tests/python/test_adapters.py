@@ -76,6 +76,7 @@ def _targets() -> list[Any]:
     import fastmcp.tools.base
     import mcp
     import mcp.client.client
+    import mcp.server.lowlevel.server
     import mcp.server.mcpserver.utilities.func_metadata
     import mcp.server.runner
 
@@ -87,6 +88,7 @@ def _targets() -> list[Any]:
         fastmcp.tools.base.Tool.convert_result,
         mcp.server.mcpserver.utilities.func_metadata.FuncMetadata.convert_result,
         mcp.server.runner.ServerRunner._serialize,
+        mcp.server.lowlevel.server.Server.get_request_handler,
         mcp.client.stdio.stdio_client,
         mcp.stdio_client,
         # mcp 2.0's Client imports no stdio transport: its module has no binding to patch.
@@ -126,9 +128,9 @@ def test_options_choose_the_parts() -> None:
     assert "off       server-results" in str(report) and "(server=False)" in str(report)
     after = _targets()
     assert after[0] is before[0] and after[4] is before[4] and after[3] is not before[3]
-    assert after[7:] == before[7:]  # the client transport goes with transport=
+    assert after[8:] == before[8:]  # the client transport goes with transport=
     report = adapters.install(server=False)
-    assert all(a is not b for a, b in zip(_targets()[7:], before[7:], strict=True))
+    assert all(a is not b for a, b in zip(_targets()[8:], before[8:], strict=True))
     with pytest.raises(ValueError, match="output_validation"):
         adapters.install(output_validation="strict")
 
@@ -155,7 +157,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
     before = _targets()
     _tested_with(monkeypatch, sdk_versions, "mcp", "mcp.client.stdio:_drain_stdout")
     with pytest.warns(
-        RuntimeWarning, match=r"mcp 9\.9\.9: 8 of 9 groups \(stock: stdio-client; see python -m mcp_native doctor\)"
+        RuntimeWarning, match=r"mcp 9\.9\.9: 9 of 10 groups \(stock: stdio-client; see python -m mcp_native doctor\)"
     ):
         report = adapters.install()
     assert report.stock == ["stdio-client"]
@@ -166,7 +168,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
         == "mcp 9.9.9 is not a tested release (2.0.1, 2.1.1, 2.2.0, 2.3.0) and its source differs in mcp.client.stdio:_drain_stdout"
     )
     after = _targets()
-    assert after[7:] == before[7:] and after[0] is not before[0]  # the client transport alone is stock
+    assert after[8:] == before[8:] and after[0] is not before[0]  # the client transport alone is stock
     with pytest.raises(adapters.UnsupportedVersion, match=r"stdio-client: mcp 9\.9\.9 is not a tested release"):
         adapters.install(strict=True)
     assert _targets() == before
@@ -174,7 +176,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
 
 def test_an_untested_fastmcp_leaves_mcp_patched(monkeypatch: pytest.MonkeyPatch, sdk_versions: dict[str, str]) -> None:
     _tested_with(monkeypatch, sdk_versions, "fastmcp", "fastmcp.tools.base:_serialize_to_jsonable", "4.9.0")
-    line = f"mcp {sdk_versions['mcp']}: 9 of 9 groups; fastmcp 4.9.0: 0 of 1 groups"
+    line = f"mcp {sdk_versions['mcp']}: 10 of 10 groups; fastmcp 4.9.0: 0 of 1 groups"
     with pytest.warns(RuntimeWarning, match=re.escape(line)):
         report = adapters.install()
     assert report.stock == ["fastmcp-results"] and report.patched == ALL_GROUPS[:-1]
@@ -400,7 +402,7 @@ import sys
 from mcp_native import adapters
 report = adapters.install()
 assert "mcp" not in sys.modules and "fastmcp" not in sys.modules, sorted(m for m in sys.modules if "mcp" in m)
-assert report.patched == [] and len(report.waiting) == 10
+assert report.patched == [] and len(report.waiting) == 11
 import mcp.server.stdio, mcp.client.session
 from mcp_native.adapters import stdio, mcp_client, mcp_stdio_client
 assert mcp.server.stdio.stdio_server is stdio.stdio_server and mcp.stdio_server is stdio.stdio_server

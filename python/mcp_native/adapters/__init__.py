@@ -124,6 +124,7 @@ _WIRE = (
 _HTTP = "mcp.server.streamable_http"
 _HTTP_MODERN = "mcp.server._streamable_http_modern"
 _FUNC_METADATA = "mcp.server.mcpserver.utilities.func_metadata"
+_LOWLEVEL = "mcp.server.lowlevel.server"
 
 #: Every patch group, in the order they are applied.
 GROUPS: tuple[GroupSpec, ...] = (
@@ -288,6 +289,35 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp_types.version:MODERN_PROTOCOL_VERSIONS",
         ),
         settings=("mirror_indent",),
+    ),
+    GroupSpec(
+        "lowlevel-validation",
+        "mcp",
+        "server results",
+        ("server",),
+        "low-level Server: tool results validated against the output schemas it lists",
+        (
+            Target(
+                _LOWLEVEL,
+                "Server.get_request_handler",
+                "mcp_lowlevel",
+                "get_request_handler",
+                "stock_get_request_handler",
+            ),
+        ),
+        (
+            f"{_LOWLEVEL}:HandlerEntry",
+            f"{_LOWLEVEL}:Server.__init__",
+            f"{_LOWLEVEL}:Server.add_request_handler",
+            # The caller: it looks the handler up per request and awaits it with the typed params.
+            "mcp.server.runner:ServerRunner._on_request",
+            "mcp_types._types:CallToolRequestParams",
+            "mcp_types._types:CallToolResult",
+            "mcp_types._types:ListToolsResult",
+            "mcp_types._types:TextContent",
+            "mcp_types._types:Tool",
+        ),
+        settings=("mode",),
     ),
     GroupSpec(
         "fastmcp-results",

@@ -32,3 +32,8 @@ def first_error(validator: Validator, instance: Any) -> ValidationError | None:
     if validator.is_valid(instance):
         return None
     return next(iter(validator.iter_errors(instance)), None)
+
+
+def mismatch(tool: str, error: ValidationError) -> str:
+    """What a tool's result that violates its output schema is told: the value and its pointer."""
+    return f"Output validation error: the result of tool {tool!r} does not match its output schema: {error}"
