@@ -296,7 +296,7 @@ def install_adapters(venv: Path, on: bool) -> str:
     return proc.stdout
 
 
-def run_suite(src: Path, venv: Path, what: str, paths: list[str], report: Path, workers: bool = True) -> dict[str, str]:
+def run_suite(src: Path, venv: Path, deps: Path, what: str, paths: list[str], report: Path, workers: bool = True) -> dict[str, str]:
     t = step(f"{what}: running the test suite")
     proc = subprocess.run(
         [str(venv / "bin" / "python"), "-m", "pytest", "-q", *(["-n", "2"] if workers else []), "-p", "no:cacheprovider",
@@ -305,15 +305,16 @@ def run_suite(src: Path, venv: Path, what: str, paths: list[str], report: Path, 
          # plugins: its asserts cannot be rewritten then, which the suites' "error" filter would
          # turn into a failure to start. Ignored in both runs alike.
          "-W", "ignore::pytest.PytestAssertRewriteWarning", *paths],
-        # As in an activated venv: tests start the SDK's commands (fastmcp, mcp) by name.
-        env={**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"},
+        # As in an activated venv: tests start the SDK's commands (fastmcp, mcp) and its
+        # dependencies' (monty) by name.
+        env={**os.environ, "PATH": os.pathsep.join([str(venv / "bin"), str(deps / "bin"), os.environ["PATH"]])},
         cwd=src, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
-    tail = [line for line in proc.stdout.splitlines() if line.strip()][-1:]
-    print(f"sdk-tests: {what}: {' '.join(tail)} ({time.monotonic() - t:.0f} s)", flush=True)
-    if not report.exists():
+    if not report.exists():  # pytest did not start
         print(proc.stdout[-3000:])
         return {}
-    return parse_report(report)
+    outcomes = parse_report(report)
+    print(f"sdk-tests: {what}: {counts(outcomes)} ({time.monotonic() - t:.0f} s)", flush=True)
+    return outcomes
 
 
 def expected_differences() -> list[tuple[Requirement, str, str]]:
@@ -350,7 +351,7 @@ def judge(sdk: str, version: str, args: argparse.Namespace) -> dict[str, object]
         else:
             install_adapters(venv, on=False)
             t = time.monotonic()
-            stock = run_suite(src, venv, f"{label(sdk, version)} stock", paths, stock_report)
+            stock = run_suite(src, venv, deps, f"{label(sdk, version)} stock", paths, stock_report)
             row["stock"] = f"{counts(stock)} ({time.monotonic() - t:.0f} s)"
         if args.stock_only:
             return row
@@ -361,32 +362,30 @@ def judge(sdk: str, version: str, args: argparse.Namespace) -> dict[str, object]
             row["regressions"] = ["install(strict=True) refused"]
             return row
         print(report, end="")
+        allowed = expected_for(sdk, version)
         try:
             t = time.monotonic()
-            adapted = run_suite(src, venv, f"{label(sdk, version)} adapted", paths, WORK / sdk / version / f"adapted-{mode}.xml")
+            adapted = run_suite(src, venv, deps, f"{label(sdk, version)} adapted", paths, WORK / sdk / version / f"adapted-{mode}.xml")
             row["adapted"] = f"{counts(adapted)} ({time.monotonic() - t:.0f} s)"
-            regressions = [t for t, o in stock.items() if o == "passed" and adapted.get(t) != "passed"]
+            failed = [t for t, o in stock.items() if o == "passed" and adapted.get(t) != "passed"]
+            for test_id in [t for t in failed if t in allowed]:
+                print(f"  expected difference: {test_id} ({allowed[test_id]})")
+            regressions = [t for t in failed if t not in allowed]
             if regressions:
                 # Some of these suites' tests wait with fixed timeouts and fail on a loaded machine:
                 # each failure runs once more, alone, and counts only if it fails again.
-                again = run_suite(src, venv, f"{label(sdk, version)} adapted, the failures again",
+                again = run_suite(src, venv, deps, f"{label(sdk, version)} adapted, the failures again",
                                   [node_id(src, t) for t in regressions], WORK / sdk / version / "adapted-again.xml", workers=False)
                 for test_id in [t for t in regressions if again.get(t) == "passed"]:
                     print(f"  passed when run again alone (a timing test on a loaded machine): {test_id}")
                 regressions = [t for t in regressions if again.get(t) != "passed"]
         finally:
             install_adapters(venv, on=False)
-    allowed = expected_for(sdk, version)
-    row["regressions"] = []
     for test_id in regressions:
-        if test_id in allowed:
-            print(f"  expected difference: {test_id} ({allowed[test_id]})")
-        else:
-            row["regressions"].append(test_id)  # type: ignore[attr-defined]
-            print(f"  REGRESSION: {test_id} passes stock, {adapted.get(test_id, 'missing')} adapted")
-    for test_id in sorted(set(allowed) - set(regressions)):
-        if adapted.get(test_id) == "passed":
-            print(f"  listed as an expected difference but passes adapted: {test_id}")
+        print(f"  REGRESSION: {test_id} passes stock, {adapted.get(test_id, 'missing')} adapted")
+    for test_id in sorted(t for t in allowed if adapted.get(t) == "passed"):
+        print(f"  listed as an expected difference but passes adapted: {test_id}")
+    row["regressions"] = regressions
     return row
 
 
