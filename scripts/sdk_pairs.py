@@ -55,6 +55,7 @@ PAIRS = [
 MAIN_PAIR = ("2.3.0", "4.1.2")
 TESTS = [
     "tests/python/test_adapters.py",
+    "tests/python/test_adapters_lowlevel.py",
     "tests/python/test_adapters_results.py",
     "tests/python/test_adapters_stdio_client.py",
     "tests/python/test_adapters_support.py",
