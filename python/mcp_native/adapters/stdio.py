@@ -72,8 +72,6 @@ _ERROR_ID_RULE = "2025-06-18"
 # kill the server.
 EOF_GRACE_SECONDS = 1.5
 
-# The stock transport's helpers reused to claim fd 0 and 1 (install() checks they exist).
-STOCK_HELPERS = ("_claim_fd", "_is_backed_by_fd", "_open_stdin_diversion", "_open_stdout_diversion")
 # Set by install(): the function this one replaces, for explicit streams.
 stock_stdio_server: Callable[..., Any] | None = None
 
