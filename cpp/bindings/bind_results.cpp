@@ -1,9 +1,11 @@
 // Tool results: the JSON-RPC response line of a tools/call, written in one pass.
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string_view>
 
 #include "bindings.hpp"
+#include "mcp_native/json/indent.hpp"
 #include "mcp_native/mcp/protocol.hpp"
 #include "mcp_native/mcp/text_mirror.hpp"
 #include "mcp_native/schema/walk.hpp"
@@ -346,6 +348,54 @@ PyMethodDef writer_methods[] = {
     {nullptr, nullptr, 0, nullptr},
 };
 
+// mcp_tool_result(type, content, structured, mirror): Azure Functions' McpToolResult text.
+PyObject* mcp_tool_result(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 4) {
+    PyErr_Format(PyExc_TypeError, "mcp_tool_result() takes 4 arguments (%zd given)", nargs);
+    return nullptr;
+  }
+  PyObject *type = args[0], *content = args[1], *structured = args[2];
+  const int mirror = PyObject_IsTrue(args[3]);
+  if (mirror < 0) return nullptr;
+  if (!PyUnicode_Check(type) || !PyUnicode_IS_COMPACT_ASCII(type)) {
+    PyErr_SetString(PyExc_TypeError, "mcp_tool_result(): type must be an ASCII str");
+    return nullptr;
+  }
+  if (mirror && structured == Py_None) {
+    PyErr_SetString(PyExc_ValueError, "mcp_tool_result(): a mirror needs structured content");
+    return nullptr;
+  }
+  try {
+    // Each value written compactly, then laid out as json.dumps does by default.
+    auto python_text = [](PyObject* o, JsonWriter& out) {
+      JsonWriter compact;
+      if (!dump_py(compact, o)) return false;
+      append_python_default(out, compact.view());
+      return true;
+    };
+    JsonWriter content_text, structured_text, out;
+    if (!mirror && !python_text(content, content_text)) return nullptr;
+    if (structured != Py_None && !python_text(structured, structured_text)) return nullptr;
+    const std::string_view name{static_cast<const char*>(PyUnicode_DATA(type)),
+                                static_cast<std::size_t>(PyUnicode_GET_LENGTH(type))};
+    append_mcp_tool_result(out, name, content_text.view(),
+                           structured == Py_None ? std::nullopt : std::optional(structured_text.view()), mirror);
+    PyObject* text = PyUnicode_New(static_cast<Py_ssize_t>(out.size()), 127);
+    if (text != nullptr) std::memcpy(PyUnicode_DATA(text), out.data(), out.size());
+    return text;
+  } catch (const std::bad_alloc&) {
+    return PyErr_NoMemory();
+  }
+}
+
+PyMethodDef result_functions[] = {
+    {"mcp_tool_result", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(mcp_tool_result)), METH_FASTCALL,
+     "mcp_tool_result($module, type, content, structured, mirror, /)\n--\n\n"
+     "Azure Functions' McpToolResult text for a content block or result (content) and its\n"
+     "structured content (or None), as json.dumps lays it out (for mcp_native.tools)."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
 PyType_Slot writer_slots[] = {
     {Py_tp_doc, const_cast<char*>("ResponseWriter(check, protocol_version)\n--\n\n"
                                   "The native part of mcp_native.Tool: encode_response (see _core.pyi).")},
@@ -374,7 +424,8 @@ void bind_results(pybind11::module_& m) {
   g_encode_invalid = PyUnicode_InternFromString("_encode_invalid");
   PyObject* writer = PyType_FromSpec(&writer_spec);
   const bool ok = g_type_key && g_is_valid && g_encode_invalid && writer &&
-                  PyModule_AddObjectRef(m.ptr(), "ResponseWriter", writer) == 0;
+                  PyModule_AddObjectRef(m.ptr(), "ResponseWriter", writer) == 0 &&
+                  PyModule_AddFunctions(m.ptr(), result_functions) == 0;
   Py_XDECREF(writer);
   if (!ok) throw pybind11::error_already_set();
 }

@@ -83,6 +83,14 @@ class ResponseWriter:
         when it fails the answer is ``self._encode_invalid(request_id, structured, content,
         meta)``. Arguments are checked with errors naming them."""
 
+def mcp_tool_result(type: str, content: Any, structured: Any, mirror: bool, /) -> str:
+    """Azure Functions' McpToolResult text (``mcp_native.tools.mcp_tool_result`` checks the
+    arguments): ``{"type": type, "content": <JSON of content>, "structuredContent": <JSON of
+    structured> or null}`` in ``json.dumps``'s default layout, the inner JSON texts held as
+    strings. With ``mirror``, ``content`` is not used and is the text block of ``structured``,
+    whose bytes are written once and escaped for both places. ``structured`` None writes null.
+    Raises as ``dumps`` does for values JSON cannot hold."""
+
 # --- JSON-RPC framing (mcp_native.jsonrpc) ---
 def _jsonrpc_set_types(
     request: type, notification: type, response: type, error_response: type, invalid: type

@@ -8,6 +8,9 @@ schemas once, and then
 - ``result(...)`` builds a ``CallToolResult`` dict,
 - ``encode_response(id, structured)`` writes the complete JSON-RPC response line natively,
 - ``check_result(result)`` validates, on the client side, a received result (dict or raw bytes).
+
+:func:`mcp_tool_result` writes the ``McpToolResult`` of Azure Functions' MCP extension, for code
+that hands a tool's result to that host itself.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from .errors import SchemaError, ValidationError
 from .protocol import INVALID_PARAMS, ProtocolVersion, definitions_key, official_schema
 from .schema import Validator
 
-__all__ = ["Tool"]
+__all__ = ["Tool", "mcp_tool_result"]
 
 _ON_INVALID = ("raise", "error_result")
 _TOOL_ANNOTATIONS = {
@@ -481,3 +484,80 @@ class Tool(_core.ResponseWriter):
         if not self._checker.is_valid(result):
             _reject_error_response(result)
             self._checker.validate(result)
+
+
+def mcp_tool_result(
+    structured: Any = _MISSING,
+    content: list[dict[str, Any]] | list[Mapping[str, Any]] | None = None,
+    *,
+    is_error: bool = False,
+    schema: Mapping[str, Any] | Validator | None = None,
+    protocol_version: str = LATEST_PROTOCOL_VERSION,
+) -> str:
+    """The ``McpToolResult`` text that Azure Functions' MCP extension reads a tool's result from
+    when the worker owns the result (``use_result_schema=True``): ``{"type": ..., "content": ...,
+    "structuredContent": ...}``, its ``content`` and ``structuredContent`` JSON texts held as
+    strings, laid out as ``json.dumps`` lays it out. Written natively: ``structured`` is
+    serialized once and its bytes escaped into the text mirror.
+
+    - ``structured`` alone (any JSON value in 2026-07-28, an object before): ``type`` "text",
+      its text mirror as ``content`` (the JSON of ``structured``, a ``TextContent`` for clients
+      that predate structured content) and ``structuredContent``;
+    - one content block (``content=[block]``, as the ``content`` module builds them), with or
+      without ``structured``: ``type`` the block's type, the block as ``content``;
+    - several blocks, ``is_error``, or blocks and ``structured`` without a text block among them
+      (the mirror is added first, as :meth:`Tool.result` adds it): ``type`` "call_tool_result",
+      the whole ``CallToolResult`` of ``protocol_version`` as ``content``.
+
+    ``schema`` (a JSON Schema dict, compiled on each call, or a :class:`Validator`, compiled
+    once) checks ``structured`` unless ``is_error``: a violation raises :class:`ValidationError`
+    naming the JSON Pointer. Bad arguments raise ``TypeError``/``ValueError`` naming them.
+    """
+    version = check_version(protocol_version)
+    if not isinstance(is_error, bool):
+        raise TypeError(f"is_error: expected bool, got {type(is_error).__name__}")
+    if schema is not None and not isinstance(schema, (Mapping, Validator)):
+        raise TypeError(f"schema: expected a JSON Schema dict or a Validator, got {type(schema).__name__}")
+    blocks: list[Any] = []
+    if content is not None:
+        if not isinstance(content, list):
+            raise TypeError(f"content: expected a list of content blocks, got {type(content).__name__}")
+        for i, block in enumerate(content):
+            check_block(f"content[{i}]", block)
+        blocks = list(content)
+    given = structured is not _MISSING
+    if not given and not blocks:
+        raise ValueError("mcp_tool_result: give structured content, content blocks, or both")
+    if given:
+        if structured is None:
+            raise ValueError("structured: None is not structured content (leave it out)")
+        if not version.structured_content_any_json and not isinstance(structured, Mapping):
+            raise TypeError(
+                f"structured: protocol versions before 2026-07-28 require an object (dict), got {type(structured).__name__}"
+            )
+        if schema is not None and not is_error:
+            validator = schema if isinstance(schema, Validator) else _compile("schema", dict(schema))
+            if not validator.is_valid(structured):
+                first = next(iter(validator.iter_errors(structured)))
+                raise ValidationError(
+                    f"structured content violates the schema: {first.message}",
+                    first.instance_path,
+                    first.schema_path,
+                    first.keyword,
+                    first.instance,
+                )
+    if given and not blocks and not is_error:
+        return _core.mcp_tool_result("text", None, structured, True)
+    if given and not any(b.get("type") == "text" for b in blocks):
+        blocks.insert(0, {"type": "text", "text": dumps(structured).decode()})
+    payload = structured if given else None
+    if len(blocks) == 1 and not is_error:
+        return _core.mcp_tool_result(blocks[0]["type"], blocks[0], payload, False)
+    result: dict[str, Any] = {"content": blocks}
+    if given:
+        result["structuredContent"] = structured
+    if is_error:
+        result["isError"] = True
+    if version.structured_content_any_json:
+        result["resultType"] = "complete"
+    return _core.mcp_tool_result("call_tool_result", result, payload, False)

@@ -89,6 +89,7 @@ CALLS: dict[str, Callable[[], Any]] = {
     "SchemaValidator._errors": lambda: _validator()._errors("x"),
     "SchemaValidator._errors_json": lambda: _validator()._errors_json(b'"x"'),
     "ResponseWriter.encode_response": lambda: _writer().encode_response(1, 3),
+    "mcp_tool_result": lambda: _core.mcp_tool_result("text", None, {"a": 1}, True),
     # Registers the classes jsonrpc and sse registered already.
     "_jsonrpc_set_types": lambda: _core._jsonrpc_set_types(
         jsonrpc.Request, jsonrpc.Notification, jsonrpc.Response, jsonrpc.ErrorResponse, jsonrpc.Invalid

@@ -119,4 +119,46 @@ bool use_mirror_kernel(MirrorKernel k) {
   return f != nullptr;
 }
 
+void append_mcp_tool_result(JsonWriter& out, std::string_view type, std::string_view content,
+                            std::optional<std::string_view> structured, bool mirror) {
+  // The escaped copies are made in a scratch writer (append_escaped_copy reads past its source
+  // into room it reserved), as offsets: the buffer may move while it grows.
+  struct Span {
+    std::size_t start = 0, end = 0;
+  };
+  JsonWriter scratch;
+  auto escaped_copy = [&scratch](std::size_t start, std::size_t end) {
+    const std::size_t at = scratch.size();
+    append_escaped_copy(scratch, start, end);
+    return Span{at, scratch.size()};
+  };
+  Span structured_text, content_text;
+  if (structured) {
+    scratch.append(*structured);
+    structured_text = escaped_copy(0, scratch.size());
+    if (mirror) content_text = escaped_copy(structured_text.start, structured_text.end);  // escaped twice
+  }
+  if (!mirror) {
+    const std::size_t start = scratch.size();
+    scratch.append(content);
+    content_text = escaped_copy(start, scratch.size());
+  }
+  const auto text = [&scratch](Span s) { return scratch.view().substr(s.start, s.end - s.start); };
+  out.append("{\"type\": \"");
+  out.append(type);
+  out.append("\", \"content\": \"");
+  if (mirror) out.append(R"({\"type\": \"text\", \"text\": \")");
+  out.append(text(content_text));
+  if (mirror) out.append(R"(\"})");
+  out.append("\", \"structuredContent\": ");
+  if (structured) {
+    out.put('"');
+    out.append(text(structured_text));
+    out.put('"');
+  } else {
+    out.append("null");
+  }
+  out.put('}');
+}
+
 }  // namespace mcp_native

@@ -1,5 +1,5 @@
-// Indented layout of compact JSON text, as json.dumps(indent=N) and pydantic_core.to_json(indent=N)
-// lay it out.
+// Layouts of compact JSON text: indented, as json.dumps(indent=N) and pydantic_core.to_json(indent=N)
+// lay it out, and json.dumps's default layout.
 #pragma once
 
 #include <optional>
@@ -22,5 +22,11 @@ inline constexpr unsigned kMaxIndent = 64;
 /// member and element on its own line, indented by `indent` spaces per level, and ": " after each
 /// key; empty containers stay "[]" and "{}". Without an indent the text stays compact.
 void append_indented(JsonWriter& out, std::string_view compact, std::optional<unsigned> indent, FloatSpelling floats);
+
+/// Appends `compact` (JSON text as JsonWriter writes it) laid out as Python's json.dumps(obj)
+/// writes it by default: ", " between members and elements, ": " after keys, and each character
+/// beyond U+007E (DEL too) as a \uXXXX escape in lowercase hex (a UTF-16 surrogate pair beyond U+FFFF). The
+/// result is ASCII.
+void append_python_default(JsonWriter& out, std::string_view compact);
 
 }  // namespace mcp_native

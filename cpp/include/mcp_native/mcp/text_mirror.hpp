@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <string_view>
 
 #include "mcp_native/json/writer.hpp"
 
@@ -19,5 +21,15 @@ enum class MirrorKernel { kPortable, kSsse3 };
 /// Makes append_escaped_copy run kernel `k`, if this CPU has what it needs (else returns false
 /// and changes nothing). It starts with the best one; tests run each.
 bool use_mirror_kernel(MirrorKernel k);
+
+/// Appends the McpToolResult of Azure Functions' MCP extension, the object a worker that owns a
+/// tool's result hands the host: {"type": <type>, "content": <content as a JSON string>,
+/// "structuredContent": <structured as a JSON string, or null>}, laid out as Python's json.dumps
+/// lays it out by default. `content` and `structured` are ASCII JSON text (append_python_default
+/// writes it), `type` a word written as it is. With `mirror`, `content` is not used: the content
+/// is the text block mirroring `structured`, {"type": "text", "text": <structured as a JSON
+/// string>}, so that `structured` is escaped once for structuredContent and twice for the mirror.
+void append_mcp_tool_result(JsonWriter& out, std::string_view type, std::string_view content,
+                            std::optional<std::string_view> structured, bool mirror);
 
 }  // namespace mcp_native
