@@ -4,6 +4,7 @@ for every protocol version, stock and adapted."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.runner import ServerRunner
 from mcp.types import CallToolResult, TextContent
 from mcp_types.methods import SERVER_RESULTS
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from mcp_native import adapters
@@ -60,7 +61,7 @@ def coerced() -> Point:  # an int where the model wants a float, and a key it do
     return {"x": 1, "label": 'é\n"', "extra": True}  # type: ignore[typeddict-unknown-key]
 
 
-def shape() -> Shape:  # a model, not a dict: the stock path
+def shape() -> Shape:  # a model: validated as it is, dumped once
     return Shape(name="s", points=[{"x": 1.0, "label": "a"}])
 
 
@@ -72,7 +73,7 @@ def not_json() -> dict[str, float]:
     return {"a": math.nan}
 
 
-def listing() -> list[int]:  # wrapped output, not a dict: the stock path
+def listing() -> list[int]:  # a wrapped output: {"result": [...]}, one block per item on MCPServer
     return [1, 2]
 
 
@@ -80,23 +81,132 @@ def mapping() -> dict[str, int]:
     return {"b": 2, "a": 1}
 
 
-def plain(x: int) -> str:  # no output schema
+def plain(x: int) -> str:  # a wrapped str: the text is the string itself
     return str(x)
 
 
-TOOLS: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {
-    "weather": (weather, {"city": "Zürich"}),
-    "records": (records, {"n": 50}),
-    "tiny_floats": (tiny_floats, {}),
-    "coerced": (coerced, {}),
-    "shape": (shape, {}),
-    "shape_as_dict": (shape_as_dict, {}),
-    "not_json": (not_json, {}),
-    "listing": (listing, {}),
-    "mapping": (mapping, {}),
-    "plain": (plain, {"x": 3}),
-}
-NATIVE = {"weather", "records", "tiny_floats", "coerced", "shape_as_dict", "mapping"}
+class Where(BaseModel):
+    lat: float
+    lon: float = 0.0
+
+
+class Station(BaseModel):  # nested, aliased, $defs, Optional and defaults
+    station_id: int = Field(alias="stationId")
+    where: Where | None = None
+    tags: list[str] = []
+    note: str | None = Field(default=None, alias="Note")
+
+
+@dataclasses.dataclass
+class Reading:
+    at: str
+    value: float
+    flags: list[int] = dataclasses.field(default_factory=list)
+
+
+def station() -> Station:
+    return Station(stationId=7, where=Where(lat=46.5), tags=["a", "é"], Note='q"')
+
+
+def stations() -> list[Station]:
+    return [Station(stationId=i, where=None if i % 2 else Where(lat=i, lon=-i)) for i in range(5)]
+
+
+def maybe_station() -> Station | None:
+    return station()
+
+
+def reading() -> Reading:
+    return Reading(at="2026-01-01T00:00:00Z", value=1.25, flags=[1, 2])
+
+
+def readings() -> list[Reading]:
+    return [Reading(at=str(i), value=i / 3) for i in range(4)]
+
+
+def rows() -> list[dict[str, Any]]:
+    return [{"i": i, "v": [i, None, "x"]} for i in range(3)]
+
+
+def strings() -> list[str]:
+    return ["a", "", "b\n"]
+
+
+def pair() -> tuple[int, str]:
+    return (1, "a")
+
+
+def nested() -> list[list[int]]:  # MCPServer's blocks are flattened: 1, 2, 3
+    return [[1, 2], [3]]
+
+
+def empty() -> list[int]:  # no block at all
+    return []
+
+
+def number() -> float:
+    return 2.5
+
+
+def int_as_float() -> float:  # coerced: 1 -> 1.0 in structuredContent
+    return 1
+
+
+def flag() -> bool:
+    return True
+
+
+def nothing() -> None:
+    return None
+
+
+def precision() -> dict[str, float]:  # an int the model turns into a float that cannot hold it
+    return {"d": 123456789012345678}
+
+
+def block() -> TextContent:  # content blocks: the stock path
+    return TextContent(type="text", text="hi")
+
+
+def built() -> CallToolResult:  # a CallToolResult the tool built: the stock path
+    return CallToolResult(content=[TextContent(type="text", text="x")], structured_content={"k": 1})
+
+
+_TOOLS: list[tuple[Callable[..., Any], dict[str, Any]]] = [
+    (weather, {"city": "Zürich"}),
+    (records, {"n": 50}),
+    (tiny_floats, {}),
+    (coerced, {}),
+    (shape, {}),
+    (shape_as_dict, {}),
+    (not_json, {}),
+    (listing, {}),
+    (mapping, {}),
+    (plain, {"x": 3}),
+    (station, {}),
+    (stations, {}),
+    (maybe_station, {}),
+    (reading, {}),
+    (readings, {}),
+    (rows, {}),
+    (strings, {}),
+    (pair, {}),
+    (nested, {}),
+    (empty, {}),
+    (number, {}),
+    (int_as_float, {}),
+    (flag, {}),
+    (nothing, {}),
+    (precision, {}),
+    (block, {}),
+    (built, {}),
+]
+TOOLS = {f.__name__: (f, args) for f, args in _TOOLS}
+# Results the runner sends without its second validation and dump (their mirror is marked).
+STOCK_PATH = {"not_json", "empty", "nothing", "block", "built"}
+NATIVE = set(TOOLS) - STOCK_PATH
+# Where the mirror shows structuredContent and stock's shows the raw value (README's differences).
+MIRROR_FOLLOWS_MODEL = {"coerced", "int_as_float", "precision"}
 
 
 def server() -> MCPServer:
@@ -133,16 +243,34 @@ async def test_results_are_stock_but_the_mirror_follows_structured_content(name:
     assert adapted.structured_content == stock.structured_content
     assert json.dumps(adapted.structured_content) == json.dumps(stock.structured_content)
     assert adapted.model_fields_set == stock.model_fields_set
-    texts = [c.text for c in adapted.content if isinstance(c, TextContent)]
-    if name in NATIVE:
-        assert mcp_server._wire(adapted) is not None
+    assert (mcp_server._wire(adapted) is not None) == (name in NATIVE)
+    if name in MIRROR_FOLLOWS_MODEL:
         sc = adapted.structured_content
-        assert texts == [pydantic_core.to_json(sc, indent=2).decode()]
-        if name != "coerced":  # the mirror stock writes from the raw value is the same text
-            assert adapted.content == stock.content
-    else:
-        assert mcp_server._wire(adapted) is None
+        assert sc is not None
+        texts = [c.text for c in adapted.content if isinstance(c, TextContent)]
+        assert texts == [pydantic_core.to_json(sc.get("result", sc), indent=2).decode()]
+        assert adapted.content != stock.content
+    else:  # byte for byte, every block
         assert adapted.content == stock.content
+    import mcp.server.runner
+
+    serialize = mcp.server.runner.ServerRunner._serialize
+    for version in VERSIONS:  # what goes on the wire: stock's, key order included
+        ours = json.dumps(serialize(runner(), "tools/call", version, adapted))
+        assert ours == stock_wire(adapted if name in MIRROR_FOLLOWS_MODEL else stock, version)
+
+
+async def test_the_mirror_holds_the_value_structured_content_holds() -> None:
+    """A float field given an int beyond 2**53: stock's mirror shows the int the tool returned,
+    structuredContent the float the model made of it; here both show the float."""
+    stock = await call("precision")
+    adapters.install(strict=True)
+    adapted = await call("precision")
+    assert stock.structured_content == adapted.structured_content == {"d": 1.2345678901234568e17}
+    (stock_text,), (text,) = ([c.text for c in r.content if isinstance(c, TextContent)] for r in (stock, adapted))
+    assert stock_text == '{\n  "d": 123456789012345678\n}'
+    assert text == '{\n  "d": 1.2345678901234568e+17\n}'
+    assert json.loads(text) == adapted.structured_content != json.loads(stock_text)
 
 
 async def test_the_coerced_mirror_shows_structured_content() -> None:
@@ -211,11 +339,18 @@ async def test_the_mark_goes_with_the_result() -> None:
 
 # -- fastmcp ----------------------------------------------------------------------------------
 
-FASTMCP_NATIVE = {"weather", "records", "tiny_floats", "coerced", "shape_as_dict", "mapping"}
+
+def tool_result() -> ToolResult:  # a ToolResult the tool built: the stock path
+    return ToolResult(content="x", structured_content={"k": 1})
+
+
+FASTMCP_TOOLS = {**TOOLS, "tool_result": (tool_result, {})}
+# fastmcp writes its mirror from the serialized value, so every text is stock's byte for byte.
+FASTMCP_NATIVE = NATIVE
 
 
 async def fastmcp_call(name: str) -> ToolResult:
-    fn, args = TOOLS[name]
+    fn, args = FASTMCP_TOOLS[name]
     app = FastMCP("t")
     app.tool(fn)
     tool = await app.get_tool(fn.__name__)
@@ -224,7 +359,7 @@ async def fastmcp_call(name: str) -> ToolResult:
 
 
 @pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")  # shape_as_dict: stock warns too
-@pytest.mark.parametrize("name", list(TOOLS))
+@pytest.mark.parametrize("name", list(FASTMCP_TOOLS))
 async def test_fastmcp_results_are_stock(name: str) -> None:
     try:
         stock = await fastmcp_call(name)

@@ -1,11 +1,15 @@
 """fastmcp's ``Tool.convert_result``: one serialization, and output validation (fastmcp has
 none: fastmcp #5030).
 
-For a tool that returns a dict, the value is serialized for its return annotation as stock does,
-once (stock does it three times, and writes the text mirror twice), and the mirror is written natively
-with pydantic-core's compact layout and marked, so that the server runner sends the result
-without a second validation and dump (``adapters.mcp_server``). Anything else takes the stock
-conversion.
+For a tool that returns a dict, list, tuple, str, number, bool, ``None``, pydantic model or
+dataclass, the value is serialized for its return annotation as stock does, once (stock does it
+three times, and writes the text mirror twice); the mirror, stock's compact JSON of that
+serialization (a string as it is, ``None`` and ``[]`` no block), is written natively
+(byte-identical) and marked, so that the server runner sends the result without a second
+validation and dump (``adapters.mcp_server``). A wrapped output (``x-fastmcp-wrap-result``)
+gets ``{"result": ...}`` and fastmcp's ``_meta`` mark as stock. Anything else (content blocks,
+``Image``/``Audio``/``File``, bytes, Prefab apps, ``ToolResult``, ``CallToolResult``) takes the
+stock conversion.
 
 A tool's ``structuredContent`` is checked against its ``outputSchema`` by a native validator
 compiled once per schema. In mode "error" a violating result is never sent: the call fails
@@ -15,22 +19,29 @@ with a ``ToolError`` naming the value and its JSON Pointer, which fastmcp turns 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from typing import Any
 
 from fastmcp.exceptions import ToolError
 from fastmcp.tools.base import ToolResult, _serialize_to_jsonable
+from fastmcp.utilities.prefab import is_prefab_app, is_prefab_component
+from fastmcp.utilities.types import Audio, File, Image
+from mcp_types import CallToolResult, ContentBlock
+from pydantic import BaseModel
 
 from .._core import pydantic_json_text
 from ..errors import SchemaError
 from . import _validation
-from .mcp_server import mirror
+from .mcp_server import mirrors
 
 logger = logging.getLogger("mcp_native.adapters")
 
 mode = "error"  # set by install()
 stock_convert_result: Callable[[Any, Any], Any] | None = None  # set by install()
+# What stock renders as blocks of their own when a list holds one (its is_content_result).
+_CONTENT = (ContentBlock, Audio, Image, File)
 
 
 def convert_result(self: Any, raw_value: Any) -> Any:
@@ -53,18 +64,46 @@ def convert_result(self: Any, raw_value: Any) -> Any:
     raise ToolError(problem)
 
 
+def _plain(raw: Any) -> bool:
+    """Whether stock's conversion of ``raw`` is its serialization and the mirror of that: no
+    content blocks, no bytes, no Prefab app."""
+    kind = type(raw)
+    if kind is dict or kind is str or kind is int or kind is float or kind is bool or raw is None:
+        return True
+    if kind is list or kind is tuple:
+        return not any(isinstance(item, _CONTENT) for item in raw)
+    if isinstance(raw, BaseModel):
+        return not (
+            isinstance(raw, (ToolResult, CallToolResult, ContentBlock))
+            or is_prefab_app(raw)
+            or is_prefab_component(raw)
+        )
+    return dataclasses.is_dataclass(raw) and not isinstance(raw, type) and not is_prefab_component(raw)
+
+
 def _convert(self: Any, raw_value: Any) -> Any:
     assert stock_convert_result is not None
-    if type(raw_value) is not dict or (self.output_schema or {}).get("x-fastmcp-wrap-result"):
+    schema = self.output_schema
+    if not _plain(raw_value):
         return stock_convert_result(self, raw_value)
     try:
         structured = _serialize_to_jsonable(raw_value, self.return_type)
-        text = pydantic_json_text(structured, None)
+        # Stock's _convert_to_content of the serialized value: no block for None and [], a
+        # string as it is, anything else pydantic-core's compact JSON.
+        if structured is None or structured == []:
+            texts = []
+        else:
+            texts = [structured if type(structured) is str else pydantic_json_text(structured, None)]
     except Exception:  # stock's errors, or not JSON-native: the stock conversion says what it does
         return stock_convert_result(self, raw_value)
-    if type(structured) is not dict:
-        return stock_convert_result(self, raw_value)
+    meta = None
+    if schema is not None and schema.get("x-fastmcp-wrap-result"):
+        structured, meta = {"result": structured}, {"fastmcp": {"wrap_result": True}}
+    elif type(structured) is not dict:
+        return stock_convert_result(self, raw_value)  # no structured content, or stock's refusal
+    if not texts:
+        return stock_convert_result(self, raw_value)  # no block to mark
     # ToolResult() would serialize the JSON-native dict a third time; what it builds is this.
     return ToolResult.model_construct(
-        content=[mirror(text, structured)], structured_content=structured, meta=None, is_error=False
+        content=mirrors(texts, structured), structured_content=structured, meta=meta, is_error=False
     )
