@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
-from mcp_native.adapters import GROUPS, _proof  # noqa: E402
+from mcp_native.adapters import GROUPS, GroupSpec, _proof  # noqa: E402
 
 SDISTS = ROOT / "build" / "sdists"
 
@@ -35,12 +35,13 @@ SDISTS = ROOT / "build" / "sdists"
 #: release of each minor line; the other patch releases of a line are listed when their
 #: source of every group matches one of those).
 TESTED = {
-    "mcp": ["2.0.1", "2.1.1", "2.2.0", "2.3.0"],
+    "mcp": ["1.26.0", "1.30.0", "2.0.1", "2.1.1", "2.2.0", "2.3.0"],
     "fastmcp": ["4.0.11", "4.1.2", "4.1.3", "4.1.4", "4.1.6", "4.1.7", "4.2.3"],
 }
 # The distributions a release's code comes in: mcp 2.x keeps its types in mcp-types, released
-# with it under the same version.
+# with it under the same version (1.x has them in mcp.types).
 PARTS = {"mcp": ["mcp", "mcp-types"], "fastmcp": ["fastmcp"]}
+SINGLE = {("mcp", "1")}  # (dist, major line) released as one distribution
 
 
 def sdist(dist: str, version: str | None) -> Path:
@@ -74,7 +75,7 @@ def source_root(dist: str, version: str | None) -> tuple[str, Path]:
     first = sdist(PARTS[dist][0], version)
     version = version_of(first)
     trees = [first]
-    for part in PARTS[dist][1:]:
+    for part in [] if (dist, version.split(".")[0]) in SINGLE else PARTS[dist][1:]:
         try:
             trees.append(sdist(part, version))
         except subprocess.CalledProcessError:  # not released with it (mcp 1.x has no mcp-types)
@@ -95,8 +96,13 @@ def source_root(dist: str, version: str | None) -> tuple[str, Path]:
     return version, root
 
 
-def names_of(dist: str) -> list[str]:
-    return sorted({n for g in GROUPS if g.dist == dist for n in g.names})
+def groups_of(dist: str, version: str) -> list[GroupSpec]:
+    """The groups written for the release line of ``version``."""
+    return [g for g in GROUPS if g.dist == dist and str(g.major) == version.split(".")[0]]
+
+
+def names_of(dist: str, version: str) -> list[str]:
+    return sorted({n for g in groups_of(dist, version) for n in g.names})
 
 
 def write() -> None:
@@ -105,7 +111,7 @@ def write() -> None:
         data[dist] = {}
         for release in releases:
             _, root = source_root(dist, release)
-            data[dist][release] = _proof.Installed(root).record(names_of(dist))
+            data[dist][release] = _proof.Installed(root).record(names_of(dist, release))
             print(f"fingerprints: {dist} {release}", flush=True)
     _proof.DATA.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     print(f"fingerprints: wrote {_proof.DATA.relative_to(ROOT)}")
@@ -121,8 +127,9 @@ def compat(specs: list[str]) -> int:
         version, root = source_root(dist, wanted.get(dist))
         release = _proof.Installed(root)
         print(f"{dist} {version}{' (tested)' if version in TESTED[dist] else ''}:")
-        for group in (g for g in GROUPS if g.dist == dist):
-            match, changed = _proof.prove(release, group.names, tested[dist], prefer=version)
+        for group in groups_of(dist, version):
+            line = {r: v for r, v in tested[dist].items() if r.split(".")[0] == str(group.major)}
+            match, changed = _proof.prove(release, group.names, line, prefer=version)
             if match is not None:
                 print(f"  {group.name:18} matches {match}: patched")
             else:

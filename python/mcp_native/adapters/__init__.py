@@ -73,6 +73,8 @@ _OUTPUT_VALIDATION = ("error", "warn", "off")
 _MIRRORS = ("framework", "compact")
 # The distributions whose code the groups patch, and the import name of each.
 _DISTS = {"mcp": "mcp", "fastmcp": "fastmcp"}
+# The newest major line of each distribution, the one the groups without a ``line`` serve.
+_NEWEST_LINE = {"mcp": 2, "fastmcp": 4}
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,13 @@ class GroupSpec:
     # stdio_server``), per distribution: patched with it where they hold it.
     bindings: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     settings: tuple[str, ...] = ()  # install() options the adapter module reads
+    # The major release line of ``dist`` it is written for (None: the newest, _NEWEST_LINE); a
+    # group is only considered for a release of its line, and proven by that line's releases.
+    line: int | None = None
+
+    @property
+    def major(self) -> int:
+        return _NEWEST_LINE[self.dist] if self.line is None else self.line
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -350,6 +359,43 @@ GROUPS: tuple[GroupSpec, ...] = (
         ),
         settings=("mode",),
     ),
+    # mcp 1.x, and fastmcp 2.x/3.x running on it (adapters/mcp1_*.py).
+    GroupSpec(
+        "lowlevel-validation-1x",
+        "mcp",
+        "output validation",
+        ("server",),
+        "low-level Server.call_tool: arguments and results checked by schemas compiled once",
+        (Target(_LOWLEVEL, "Server.call_tool", "mcp1_lowlevel", "call_tool"),),
+        (
+            f"{_LOWLEVEL}:Server._make_error_result",
+            f"{_LOWLEVEL}:Server._get_cached_tool_definition",
+            f"{_LOWLEVEL}:Server.list_tools",
+            "mcp.shared.exceptions:UrlElicitationRequiredError",
+            "mcp.types:CallToolRequest",
+            "mcp.types:CallToolResult",
+            "mcp.types:CreateTaskResult",
+            "mcp.types:ServerResult",
+            "mcp.types:TextContent",
+        ),
+        settings=("mode",),
+        line=1,
+    ),
+    GroupSpec(
+        "client-validation-1x",
+        "mcp",
+        "client validation",
+        ("client",),
+        "ClientSession._validate_tool_result: native output-schema validation",
+        (Target("mcp.client.session", "ClientSession._validate_tool_result", "mcp1_client", "validate_tool_result"),),
+        (
+            "mcp.client.session:ClientSession.__init__",
+            "mcp.client.session:ClientSession.list_tools",
+            "mcp.client.session:ClientSession.call_tool",
+        ),
+        settings=("mode",),
+        line=1,
+    ),
 )
 
 
@@ -447,10 +493,22 @@ def _installed_versions() -> dict[str, str]:
     return found
 
 
+def _major(version: str) -> int | None:
+    head = version.split(".")[0]
+    return int(head) if head.isdigit() else None
+
+
+def _line(dist: str, version: str) -> int:
+    """The release line whose groups serve ``version``: its major line, or for a major line no
+    group is written for (a new major release), the newest."""
+    major = _major(version)
+    return major if any(g.dist == dist and g.major == major for g in GROUPS) else _NEWEST_LINE[dist]
+
+
 def _prove(spec: GroupSpec, version: str, installed: _proof.Installed) -> tuple[str | None, str]:
     """(the tested release whose source the installed one matches for every name of ``spec``,
     or None; what proves it, or what differs from the nearest tested release)."""
-    releases = _proof.tested().get(spec.dist, {})
+    releases = {r: v for r, v in _proof.tested().get(spec.dist, {}).items() if _major(r) == spec.major}
     release, changed = _proof.prove(installed, spec.names, releases, prefer=version)
     if release is not None:
         return release, f"the source of {spec.dist} {release}"
@@ -470,7 +528,7 @@ def check(
     installed = _proof.Installed()
     rep = Report(versions=versions, output_validation=output_validation)
     for spec in GROUPS:
-        if spec.dist not in versions:
+        if spec.dist not in versions or spec.major != _line(spec.dist, versions[spec.dist]):
             continue
         off = [n for n in spec.needs if not switches[n]]
         if off:

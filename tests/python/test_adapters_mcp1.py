@@ -1,0 +1,224 @@
+"""The mcp 1.x line (``adapters/mcp1_*.py``): the example servers of that line as a user writes
+them (``examples/lowlevel1_app.py``, ``examples/fastmcp1_app.py``) run as subprocesses, stock and
+adapted, answering raw JSON-RPC lines; the SDK's own client against them, stock and adapted.
+
+These need ``mcp<2``: ``scripts/sdk-pairs`` runs them in its venvs of mcp 1.30.0, 1.26.0 and
+fastmcp 3.4.11 (on mcp 1.30.0); with mcp 2.x installed they are skipped."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import subprocess
+import sys
+import threading
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+if not importlib.metadata.version("mcp").startswith("1."):
+    pytest.skip("needs the mcp 1.x line (scripts/sdk-pairs runs it on mcp 1.30.0 and 1.26.0)", allow_module_level=True)
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.server.lowlevel.server import Server
+
+from mcp_native import adapters
+from mcp_native.adapters import mcp1_client, mcp1_lowlevel
+
+ROOT = Path(__file__).resolve().parents[2]
+LOWLEVEL = ROOT / "examples" / "lowlevel1_app.py"
+FASTMCP1 = ROOT / "examples" / "fastmcp1_app.py"
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("adapters_restored")]
+
+BROKEN = {"city": "Oslo", "temperature": 22.5, "conditions": "Sunny", "humidity": "65%", "wind_speed": 3.5}
+# python-jsonschema's wording, which stock sends; adapted, the value's JSON Pointer follows it.
+STOCK_PROBLEM = "Output validation error: '65%' is not of type 'integer'"
+PROBLEM = STOCK_PROBLEM + " at /humidity"
+
+
+def command(app: Path, mode: str | None) -> list[str]:
+    """The example server, stock (``None``) or adapted with ``output_validation=mode``."""
+    ours = [] if mode is None else ["-m", "mcp_native", "run", "--quiet", "--output-validation", mode]
+    return [sys.executable, *ours, str(app)]
+
+
+def request(id: int, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id, "method": method, **({} if params is None else {"params": params})}
+
+
+def call(id: int, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    return request(id, "tools/call", {"name": name, "arguments": arguments or {"city": "Oslo"}})
+
+
+def exchange(app: Path, mode: str | None, messages: list[dict[str, Any]]) -> tuple[dict[Any, Any], str]:
+    """The results the server sends for ``messages`` (after the handshake), by id, and its
+    stderr. Stdin is closed once the last request is answered."""
+    init = request(
+        0,
+        "initialize",
+        {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+    )
+    lines = [init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *messages]
+    last = messages[-1]["id"]
+    proc = subprocess.Popen(
+        command(app, mode), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    watchdog = threading.Timer(60, proc.kill)
+    watchdog.start()
+    try:
+        proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in lines))
+        proc.stdin.flush()
+        answers: dict[Any, Any] = {}
+        while last not in answers:
+            line = proc.stdout.readline()
+            assert line, f"the server ended without answering; answers: {answers}"
+            message = json.loads(line)
+            answers[message["id"]] = message.get("result", message)
+        proc.stdin.close()
+        stderr = proc.stderr.read().decode()
+        proc.wait()
+        return answers, stderr
+    finally:
+        watchdog.cancel()
+        proc.kill()
+
+
+CALLS = [
+    request(1, "tools/list"),
+    call(2, "get_weather"),
+    call(3, "broken_weather"),
+    call(4, "no_schema"),
+    call(5, "list_records", {"count": 200}),
+    call(6, "get_weather", {"city": 5}),
+]
+
+
+@cache
+def lowlevel_calls(mode: str | None) -> tuple[dict[Any, Any], str]:
+    return exchange(LOWLEVEL, mode, CALLS)
+
+
+def error_result(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def test_the_adapted_run_patches_every_group_of_the_line() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_native", "doctor"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "(stock:" not in proc.stdout
+    assert "lowlevel-validation-1x" in proc.stdout and "client-validation-1x" in proc.stdout
+    # The groups of the mcp 2.x line are not considered on 1.x.
+    assert "server-runner" not in proc.stdout
+
+
+@pytest.mark.parametrize("mode", [None, "error", "warn", "off"])
+def test_valid_results_are_sent_as_stock_sends_them(mode: str | None) -> None:
+    answers, _ = lowlevel_calls(mode)
+    stock, _ = lowlevel_calls(None)
+    for id in (2, 4, 5):
+        assert answers[id] == stock[id]
+        assert answers[id]["isError"] is False
+    assert stock[4]["structuredContent"] == BROKEN
+    assert len(stock[5]["structuredContent"]["records"]) == 200
+
+
+def test_stock_refuses_a_violating_result_with_python_jsonschemas_words() -> None:
+    answers, _ = lowlevel_calls(None)
+    assert answers[3] == error_result(STOCK_PROBLEM)
+    assert answers[6] == error_result("Input validation error: 5 is not of type 'string'")
+
+
+def test_adapted_refuses_it_with_the_same_words_and_the_pointer() -> None:
+    answers, _ = lowlevel_calls("error")
+    assert answers[3] == error_result(PROBLEM)
+    assert answers[6] == error_result("Input validation error: 5 is not of type 'string' at /city")
+
+
+def test_warn_mode_logs_and_sends() -> None:
+    answers, stderr = lowlevel_calls("warn")
+    assert answers[3]["isError"] is False and answers[3]["structuredContent"] == BROKEN
+    assert PROBLEM in stderr
+
+
+def test_off_sends_unchecked_results_but_still_checks_arguments() -> None:
+    answers, stderr = lowlevel_calls("off")
+    assert answers[3]["isError"] is False and answers[3]["structuredContent"] == BROKEN
+    assert "Output validation error" not in stderr
+    assert answers[6]["isError"] is True
+
+
+@pytest.mark.parametrize("mode", ["error", "off"])
+def test_fastmcp1_answers_as_stock_does(mode: str) -> None:
+    messages = [request(1, "tools/list"), call(2, "get_weather"), call(3, "list_records", {"count": 200})]
+    stock, _ = exchange(FASTMCP1, None, messages)
+    answers, _ = exchange(FASTMCP1, mode, messages)
+    assert answers == stock
+    assert answers[3]["structuredContent"]["total"] == 200
+
+
+async def client_call(adapted_client: str | None, name: str) -> Any:
+    """``name`` called through the SDK's client on the stock low-level example; with
+    ``adapted_client``, the client side adapted in that output-validation mode."""
+    if adapted_client is not None:
+        adapters.install(server=False, transport=False, output_validation=adapted_client)
+    params = StdioServerParameters(command=sys.executable, args=[str(LOWLEVEL)], cwd=str(ROOT))
+    with open("/dev/null", "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            return await s.call_tool(name, {"city": "Oslo"})
+
+
+@pytest.mark.parametrize("adapted", [False, True])
+async def test_the_client_refuses_a_violating_result(adapted: bool) -> None:
+    with pytest.raises(BaseException) as caught:
+        await client_call("error" if adapted else None, "raw_broken")
+    error: BaseException = caught.value
+    while isinstance(error, BaseExceptionGroup):  # raised inside the transport's task group
+        (error,) = error.exceptions
+    assert isinstance(error, RuntimeError)
+    message = str(error)
+    assert message.startswith("Invalid structured content returned by tool raw_broken: '65%' is not of type 'integer'")
+    if adapted:
+        assert message.endswith(" at /humidity")
+
+
+async def test_the_client_in_warn_mode_accepts_it() -> None:
+    result = await client_call("warn", "raw_broken")
+    assert result.structuredContent == BROKEN
+
+
+async def test_the_client_accepts_a_valid_result() -> None:
+    result = await client_call("error", "get_weather")
+    assert result.structuredContent["humidity"] == 65
+
+
+def test_install_patches_and_uninstall_restores_exactly() -> None:
+    # Typed as Any: mypy checks the tests against mcp 2.x, which has neither name.
+    server: Any = Server
+    session: Any = ClientSession
+    stock = (server.call_tool, session._validate_tool_result)
+    rep = adapters.install()
+    assert set(rep.patched) == {"lowlevel-validation-1x", "client-validation-1x"}
+    assert server.call_tool is mcp1_lowlevel.call_tool
+    assert session._validate_tool_result is mcp1_client.validate_tool_result
+    adapters.uninstall()
+    assert (server.call_tool, session._validate_tool_result) == stock
+
+
+def test_install_in_the_program_adapts_its_server(tmp_path: Path) -> None:
+    script = tmp_path / "server.py"
+    body = LOWLEVEL.read_text()
+    assert "\nimport mcp.server.stdio\n" in body
+    body = body.replace(
+        "\nimport mcp.server.stdio\n",
+        "\nimport mcp_native.adapters\n\nmcp_native.adapters.install()\nimport mcp.server.stdio\n",
+    )
+    script.write_text(body.replace("os.path.dirname(os.path.abspath(__file__))", repr(str(LOWLEVEL.parent))))
+    answers, _ = exchange(script, None, [request(1, "tools/list"), call(2, "broken_weather")])
+    assert answers[2] == error_result(PROBLEM)
