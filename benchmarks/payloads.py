@@ -8,6 +8,8 @@ Shared by the benchmarks of the codec and of the wire layer:
 - ``text_result(blocks=4, size=8192)``: a result of text blocks of ``size`` characters each,
   full of characters JSON must escape (quotes, backslashes, newlines, tabs, control characters)
   and non-ASCII text (accents, CJK, emoji).
+- ``records(n)``: the records of ``call_tool_result`` alone (nested objects, nulls, lists),
+  which ``shapes_server.py`` returns as a TypedDict, a pydantic model, a dataclass and a list.
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ def _records(rng: random.Random, n: int) -> list[dict[str, Any]]:
         }
         for i in range(n)
     ]
+
+
+def records(n: int) -> list[dict[str, Any]]:
+    """``n`` sensor records, the same for every call."""
+    return _records(random.Random(200), n)
 
 
 def call_tool_result(records: int = 200) -> dict[str, Any]:
