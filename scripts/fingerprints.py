@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT / "python"))
 from mcp_native.adapters import GROUPS, GroupSpec, _proof  # noqa: E402
 
 SDISTS = ROOT / "build" / "sdists"
+PIP_DOWNLOAD = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--ignore-requires-python"]
 
 #: Releases whose official suites ran stock and adapted with no regression (the newest patch
 #: release of each minor line; the other patch releases of a line are listed when their
@@ -37,10 +38,12 @@ SDISTS = ROOT / "build" / "sdists"
 TESTED = {
     "mcp": ["1.26.0", "1.30.0", "2.0.1", "2.1.1", "2.2.0", "2.3.0"],
     "fastmcp": ["4.0.11", "4.1.2", "4.1.3", "4.1.4", "4.1.6", "4.1.7", "4.2.3"],
+    # 1.x runs on Python up to 3.12, 2.x needs 3.13 (scripts/azure-functions tests both).
+    "azure-functions": ["1.26.0", "2.3.0"],
 }
 # The distributions a release's code comes in: mcp 2.x keeps its types in mcp-types, released
 # with it under the same version (1.x has them in mcp.types).
-PARTS = {"mcp": ["mcp", "mcp-types"], "fastmcp": ["fastmcp"]}
+PARTS = {"mcp": ["mcp", "mcp-types"], "fastmcp": ["fastmcp"], "azure-functions": ["azure-functions"]}
 SINGLE = {("mcp", "1")}  # (dist, major line) released as one distribution
 
 
@@ -52,7 +55,8 @@ def sdist(dist: str, version: str | None) -> Path:
         spec = dist if version is None else f"{dist}=={version}"
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run(
-                [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", tmp, spec],
+                # A release for another Python (azure-functions 2.x needs 3.13) is only read here.
+                [*PIP_DOWNLOAD, "--no-binary", ":all:", "-d", tmp, spec],
                 check=True,
                 stderr=subprocess.DEVNULL,
             )

@@ -72,9 +72,9 @@ ENVIRONMENT = "MCP_NATIVE_ADAPTERS"
 _OUTPUT_VALIDATION = ("error", "warn", "off")
 _MIRRORS = ("framework", "compact")
 # The distributions whose code the groups patch, and the import name of each.
-_DISTS = {"mcp": "mcp", "fastmcp": "fastmcp"}
+_DISTS = {"mcp": "mcp", "fastmcp": "fastmcp", "azure-functions": "azure.functions"}
 # The newest major line of each distribution, the one the groups without a ``line`` serve.
-_NEWEST_LINE = {"mcp": 2, "fastmcp": 4}
+_NEWEST_LINE = {"mcp": 2, "fastmcp": 4, "azure-functions": 2}
 
 
 @dataclass(frozen=True)
@@ -134,6 +134,7 @@ _HTTP = "mcp.server.streamable_http"
 _HTTP_MODERN = "mcp.server._streamable_http_modern"
 _FUNC_METADATA = "mcp.server.mcpserver.utilities.func_metadata"
 _LOWLEVEL = "mcp.server.lowlevel.server"
+_AZURE_APP = "azure.functions.decorators.function_app"
 
 #: Every patch group, in the order they are applied.
 GROUPS: tuple[GroupSpec, ...] = (
@@ -396,6 +397,30 @@ GROUPS: tuple[GroupSpec, ...] = (
         settings=("mode",),
         line=1,
     ),
+    # azure-functions' MCP tool trigger: one patch, proven on each release line (1.x for Python
+    # up to 3.12, 2.x from 3.13).
+    *(
+        GroupSpec(
+            f"azure-functions-results{suffix}",
+            "azure-functions",
+            "server results",
+            ("server",),
+            "Azure Functions MCP tools: the McpToolResult written natively, mirrored, validated",
+            (Target(_AZURE_APP, "TriggerApi.mcp_tool", "azure_functions", "mcp_tool", "stock_mcp_tool"),),
+            (
+                f"{_AZURE_APP}:DecoratorApi._configure_function_builder",
+                f"{_AZURE_APP}:Function.__init__",
+                f"{_AZURE_APP}:Function.add_trigger",
+                "azure.functions.decorators.mcp:_MCPToolTrigger",
+                "azure.functions.mcp:MCPToolContext",
+                # How the worker hands the wrapper's str to the host.
+                "azure.functions.mcp:_MCPToolTriggerConverter.encode",
+            ),
+            settings=("mode",),
+            line=line,
+        )
+        for line, suffix in ((None, ""), (1, "-1x"))
+    ),
 )
 
 
@@ -488,7 +513,11 @@ _hook: PatchOnImport | None = None
 def _installed_versions() -> dict[str, str]:
     found = {}
     for dist, top in _DISTS.items():
-        if importlib.util.find_spec(top) is not None:
+        try:
+            spec = importlib.util.find_spec(top)  # (imports the parent package of a dotted name)
+        except ModuleNotFoundError:  # that parent is not installed
+            spec = None
+        if spec is not None:
             found[dist] = importlib.metadata.version(dist)
     return found
 

@@ -1,0 +1,276 @@
+"""Azure Functions' MCP tool trigger (package ``azure-functions``): tool results written natively,
+mirrored and validated.
+
+With ``use_result_schema=True`` (or a return annotation it detects as an MCP type), the worker
+owns a tool's result: ``FunctionApp.mcp_tool`` wraps the user's function in one that converts
+the return value into the ``McpToolResult`` text the host's MCP extension reads (``type``,
+``content`` and ``structuredContent``, the last two JSON texts held as strings). Here that
+wrapper is replaced, for those tools only, by one that binds the arguments as stock does and
+writes the text with :func:`mcp_native._core.mcp_tool_result`, in ``json.dumps``'s layout:
+
+- dicts, TypedDicts, dataclasses, ``@mcp_content`` classes and pydantic models (dumped as MCPServer
+  dumps them: JSON mode, by alias) become structured content with its ``TextContent`` mirror;
+  stock's bytes wherever stock's result is right;
+- the structured content is checked against an output schema derived from the return annotation
+  as MCPServer derives one (pydantic's JSON Schema of the annotation; a list or a scalar is
+  wrapped as ``{"result": ...}``): the Python programming model declares none. In mode "error"
+  a violating result becomes an ``isError`` result naming the value and its JSON Pointer; "warn"
+  logs it and sends the result; "off" checks nothing;
+- a ``str`` is a text block; it keeps stock's structured content only when it is a JSON object;
+- mcp SDK content blocks, lists of them and ``CallToolResult`` are dumped with the schema's field
+  names (``structuredContent``, ``isError``), and a ``CallToolResult`` whose structured content
+  has no text block gets the mirror first;
+- a return annotation of an mcp 2.x type turns ``use_result_schema`` on, as azure-functions 2.x
+  detects it (1.x looks for the module ``mcp.types``, where mcp 2.x types no longer live).
+
+Tools without ``use_result_schema`` keep their stock wrapper.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import inspect
+import json
+import logging
+import sys
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from azure.functions.mcp import MCPToolContext  # type: ignore[import-not-found]  # (untyped; absent in .venv)
+
+from .. import _core
+from ..errors import SchemaError
+from ..tools import mcp_tool_result
+from . import _validation
+
+logger = logging.getLogger("mcp_native.adapters")
+
+mode = "error"  # set by install()
+stock_mcp_tool: Callable[..., Any] | None = None  # set by install()
+
+# What the host's clients negotiate is not known to the worker: structured content is kept to
+# an object, which every protocol version accepts.
+_PROTOCOL = "2025-11-25"
+_NO_SCHEMA: Any = object()
+
+
+def mcp_tool(self: Any, metadata: str | None = None, use_result_schema: bool | None = False) -> Any:
+    """``FunctionApp.mcp_tool``: stock's decorator, then, for a tool whose result the worker owns,
+    the native result wrapper in place of stock's."""
+    assert stock_mcp_tool is not None
+    register = stock_mcp_tool(self, metadata, use_result_schema)
+
+    def decorator(func: Any) -> Any:
+        builder = register(func)
+        function = builder._function
+        trigger = function._trigger
+        stock_wrapper = function._func
+        user = stock_wrapper.__wrapped__
+        signature = inspect.signature(user)
+        if not trigger.use_result_schema and _is_mcp_type(_return_annotation(user)):
+            trigger.use_result_schema = True
+        if trigger.use_result_schema:
+            function._func = _wrapper(user, signature, stock_wrapper.__signature__)
+        return builder
+
+    return decorator
+
+
+def _wrapper(user: Callable[..., Any], signature: inspect.Signature, wrapper_signature: Any) -> Any:
+    name = user.__name__
+    schema = _NO_SCHEMA  # derived on the first call: the annotation may name a class defined later
+
+    @functools.wraps(user)
+    async def wrapper(context: str, *args: Any, **kwargs: Any) -> str:
+        nonlocal schema
+        # The arguments as stock binds them.
+        request = json.loads(context)
+        arguments = request.get("arguments", {})
+        call_kwargs = {}
+        for param_name, param in signature.parameters.items():
+            if param.annotation is MCPToolContext:
+                call_kwargs[param_name] = request
+            elif param_name in arguments:
+                call_kwargs[param_name] = arguments[param_name]
+        call_kwargs.update(kwargs)
+        result = user(**call_kwargs)
+        if asyncio.iscoroutine(result):
+            result = await result
+        if result is None:
+            return ""
+        if schema is _NO_SCHEMA:
+            schema = output_schema(_return_annotation(user))
+        return convert(name, result, schema)
+
+    wrapper.__signature__ = wrapper_signature  # type: ignore[attr-defined]
+    return wrapper
+
+
+def convert(name: str, result: Any, schema: dict[str, Any] | None) -> str:
+    """The McpToolResult text of tool ``name``'s return value."""
+    mcp_types = _mcp_types(result)
+    if mcp_types is not None:
+        if isinstance(result, mcp_types.CallToolResult):
+            return _call_tool_result(result)
+        blocks = _block_types(mcp_types)
+        if isinstance(result, blocks):
+            dumped = _dump_block(result)
+            return _core.mcp_tool_result(dumped["type"], dumped, None, False)
+        if type(result) is list and result and all(isinstance(b, blocks) for b in result):
+            return _core.mcp_tool_result("call_tool_result", {"content": [_dump_block(b) for b in result]}, None, False)
+    if isinstance(result, str):
+        return _text(result)
+    structured = _structured(result)
+    if schema is not None and mode != "off":
+        problem = _check(name, schema, structured)
+        if problem is not None:
+            if mode == "warn":
+                logger.warning("%s", problem)
+            else:
+                return mcp_tool_result(
+                    content=[{"type": "text", "text": problem}], is_error=True, protocol_version=_PROTOCOL
+                )
+    return _core.mcp_tool_result("text", None, structured, True)
+
+
+def _mcp_types(result: Any) -> Any:
+    """``mcp.types`` when the result may be one of its types (or a list of them), else None."""
+    mcp_types = sys.modules.get("mcp.types")
+    if mcp_types is None:
+        first = result[0] if type(result) is list and result else result
+        if not type(first).__module__.startswith(("mcp.", "mcp_types")):
+            return None
+        import mcp.types as mcp_types
+    return mcp_types
+
+
+def _check(name: str, schema: dict[str, Any], structured: Any) -> str | None:
+    try:
+        error = _validation.first_error(_validation.output_validator(schema), structured)
+    except SchemaError as e:
+        return f"Tool {name!r} has an invalid output schema: {e}"
+    return None if error is None else _validation.mismatch(name, error)
+
+
+def _structured(result: Any) -> Any:
+    """The structured content of a value: an object, as stock builds it where stock can."""
+    if type(result) is dict:
+        return result
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        return dataclasses.asdict(result)
+    if _is_pydantic_model(result):
+        return result.model_dump(mode="json", by_alias=True)
+    if isinstance(result, (list, tuple, int, float)):  # bool is an int
+        return {"result": result}
+    if isinstance(result, dict):
+        return result
+    if hasattr(result, "__dict__"):  # @mcp_content and plain classes: stock's choice
+        return result.__dict__
+    raise TypeError(f"tool result of type {type(result).__name__} is not JSON serializable")
+
+
+def _text(text: str) -> str:
+    """A str: its text block, with stock's structured content when that is a JSON object (the
+    text itself, in stock's bytes when it is json.dumps's text of that object)."""
+    structured = None
+    if text.startswith("{"):
+        try:
+            parsed = _core.loads(text)
+        except ValueError:
+            parsed = None
+        if type(parsed) is dict:
+            structured = parsed
+    return _core.mcp_tool_result("text", {"type": "text", "text": text}, structured, False)
+
+
+def _call_tool_result(result: Any) -> str:
+    dumped = result.model_dump(mode="json", exclude_none=True, by_alias=True)
+    structured = dumped.get("structuredContent")
+    content = dumped.get("content", [])
+    if structured is not None and not any(b.get("type") == "text" for b in content):
+        dumped["content"] = [{"type": "text", "text": _core.dumps(structured).decode()}, *content]
+    return _core.mcp_tool_result("call_tool_result", dumped, structured, False)
+
+
+def _dump_block(block: Any) -> dict[str, Any]:
+    dumped: dict[str, Any] = block.model_dump(mode="json", exclude_none=True, by_alias=True)
+    return dumped
+
+
+@functools.cache
+def _block_types(mcp_types: Any) -> tuple[type, ...]:
+    return (
+        mcp_types.TextContent,
+        mcp_types.ImageContent,
+        mcp_types.AudioContent,
+        mcp_types.ResourceLink,
+        mcp_types.EmbeddedResource,
+    )
+
+
+def _is_pydantic_model(value: Any) -> bool:
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and isinstance(value, pydantic.BaseModel)
+
+
+def _is_mcp_type(annotation: Any) -> bool:
+    """Whether a return annotation names an mcp 2.x type (or a list or union of them), which
+    azure-functions 2.x takes as asking for use_result_schema."""
+    if isinstance(annotation, type):
+        module = getattr(annotation, "__module__", "") or ""
+        if not (module == "mcp_types" or module.startswith("mcp_types.")):
+            return False
+        mcp_types = sys.modules.get("mcp.types")
+        return mcp_types is not None and any(v is annotation for v in vars(mcp_types).values())
+    if typing.get_origin(annotation) in (list, typing.Union):
+        return any(a is not type(None) and _is_mcp_type(a) for a in typing.get_args(annotation))
+    return False
+
+
+def _return_annotation(user: Callable[..., Any]) -> Any:
+    """The return annotation, evaluated where it is a string (``from __future__ import
+    annotations``) and can be resolved in the function's module."""
+    try:
+        return typing.get_type_hints(user, include_extras=True).get("return", inspect.Signature.empty)
+    except Exception:  # a name not defined (yet) at module level: as written
+        return inspect.signature(user).return_annotation
+
+
+def output_schema(annotation: Any) -> dict[str, Any] | None:
+    """The output schema MCPServer would derive from a return annotation: pydantic's JSON Schema
+    of a model, TypedDict, dataclass or ``dict[str, T]``; a list or scalar wrapped as the
+    ``result`` member of an object. None where MCPServer has none (no annotation, ``str``, bare
+    ``dict``, ``Any``, content types, classes pydantic cannot describe) or pydantic is absent."""
+    if annotation is inspect.Signature.empty or annotation in (str, dict, Any, None, type(None)):
+        return None
+    if _is_mcp_type(annotation) or (isinstance(annotation, type) and annotation.__module__.startswith("mcp.")):
+        return None
+    try:
+        from pydantic import TypeAdapter
+
+        schema: dict[str, Any] = TypeAdapter(_readable(annotation)).json_schema(mode="serialization")
+    except Exception:  # not describable by pydantic: no schema, as MCPServer has none then
+        return None
+    if schema.get("type") == "object":
+        return schema
+    defs = schema.pop("$defs", None)
+    wrapped: dict[str, Any] = {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+    if defs is not None:
+        wrapped["$defs"] = defs
+    return wrapped
+
+
+def _readable(annotation: Any) -> Any:
+    """pydantic refuses ``typing.TypedDict`` below Python 3.12: the same keys as a
+    ``typing_extensions.TypedDict`` (as MCPServer rebuilds it)."""
+    if sys.version_info >= (3, 12) or not typing.is_typeddict(annotation) or type(annotation).__module__ != "typing":
+        return annotation
+    import typing_extensions
+
+    hints = typing.get_type_hints(annotation, include_extras=True)
+    required = annotation.__required_keys__
+    items = {k: v if k in required else typing_extensions.NotRequired[v] for k, v in hints.items()}
+    return typing_extensions.TypedDict(annotation.__name__, items)  # type: ignore[operator]

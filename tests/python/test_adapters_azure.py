@@ -1,0 +1,301 @@
+"""The adapter of azure-functions' MCP tool trigger (``adapters.azure_functions``), stock against
+adapted.
+
+A function app is written as Azure's documentation writes one, and each tool is called as the
+Python worker calls it: the function the app indexes, given the trigger's ``context`` text and
+awaited, its return value encoded by the trigger's converter. Each output is read back as the
+host's MCP extension reads an McpToolResult (its ``ToolReturnValueBinder``) and the
+``CallToolResult`` it gives is checked against the official 2025-11-25 schema in ../shared and
+against the wrapper's rule that structured content comes with a ``TextContent`` block.
+(scripts/azure-functions runs this module on azure-functions 1.26 / Python 3.11 and 2.3 / 3.13.)"""
+
+# mypy: disallow-untyped-decorators=False
+# (azure-functions has no types, and is not installed where mypy runs)
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TypedDict
+
+import pytest
+
+from mcp_native import Validator, adapters
+
+func = pytest.importorskip("azure.functions", reason="azure-functions is not installed (pip install azure-functions)")
+pytest.importorskip("mcp.types", reason="the mcp SDK is not installed")
+
+from azure.functions.mcp import _MCPToolTriggerConverter  # type: ignore[import-not-found]  # noqa: E402
+from mcp.types import CallToolResult, ImageContent, TextContent  # noqa: E402
+from pydantic import BaseModel  # noqa: E402
+
+PNG = "iVBORw0KGgo="
+
+
+def stock_text(value: Any) -> str:
+    """What azure-functions writes for a structured value: three json.dumps calls."""
+    inner = json.dumps(value)
+    return json.dumps(
+        {"type": "text", "content": json.dumps({"type": "text", "text": inner}), "structuredContent": inner}
+    )
+
+
+@pytest.fixture(scope="module")
+def call_tool_result_schema(shared: Path) -> Validator:
+    doc = json.loads((shared / "mcp-schema" / "2025-11-25" / "schema.json").read_text())
+    return Validator({**doc, "$ref": "#/$defs/CallToolResult"})
+
+
+def read_as_host(text: str) -> dict[str, Any]:
+    """The CallToolResult the host's extension builds from an McpToolResult text."""
+    wrapper = json.loads(text)
+    assert set(wrapper) == {"type", "content", "structuredContent"}
+    assert isinstance(wrapper["content"], str)
+    assert wrapper["structuredContent"] is None or isinstance(wrapper["structuredContent"], str)
+    inner = json.loads(wrapper["content"])
+    if wrapper["type"] == "call_tool_result":
+        assert isinstance(inner, dict)
+        if wrapper["structuredContent"] is not None:
+            assert json.loads(wrapper["structuredContent"]) == inner.get("structuredContent")
+        return inner
+    if wrapper["type"] == "multi_content_result":
+        result: dict[str, Any] = {"content": inner}
+    else:
+        assert inner["type"] == wrapper["type"]
+        result = {"content": [inner]}
+    if wrapper["structuredContent"]:
+        result["structuredContent"] = json.loads(wrapper["structuredContent"])
+    return result
+
+
+def check_contract(text: str, schema: Validator) -> dict[str, Any]:
+    result = read_as_host(text)
+    schema.validate(result)
+    if "structuredContent" in result:
+        assert any(b["type"] == "text" for b in result["content"]), "structured content without its TextContent"
+    return result
+
+
+class Weather(TypedDict):
+    temperature: float
+    conditions: str
+
+
+class Count(TypedDict):
+    n: int
+
+
+class OrderLine(BaseModel):
+    sku: str
+    qty: int
+
+
+class Order(BaseModel):
+    id: str
+    lines: list[OrderLine]
+
+
+@dataclasses.dataclass
+class Point:
+    x: float
+    y: float
+
+
+@func.mcp_content
+class Snippet:
+    def __init__(self, name: str, tags: list[str]) -> None:
+        self.name = name
+        self.tags = tags
+
+
+def function_app() -> Any:
+    """The eleven tools of the report: the shapes Azure's documentation shows."""
+    app = func.FunctionApp(http_auth_level=func.AuthLevel.FUNCTION)
+
+    @app.mcp_tool(use_result_schema=True)
+    def weather_dict(city: str) -> dict[str, Any]:
+        return {"city": city, "temperature": 22.5}
+
+    @app.mcp_tool(use_result_schema=True)
+    def weather_typed(city: str) -> Weather:
+        return {"temperature": 22.5, "conditions": f"sunny in {city}"}
+
+    @app.mcp_tool(use_result_schema=True)
+    def count_invalid() -> Count:
+        return {"n": "three"}  # type: ignore[typeddict-item]
+
+    @app.mcp_tool(use_result_schema=True)
+    def point() -> Point:
+        return Point(1.0, 2.5)
+
+    @app.mcp_tool(use_result_schema=True)
+    def snippet() -> Snippet:
+        return Snippet("logo", ["a", "b"])
+
+    @app.mcp_tool(use_result_schema=True)
+    def order() -> Order:
+        return Order(id="A1", lines=[OrderLine(sku="x", qty=2)])
+
+    @app.mcp_tool(use_result_schema=True)
+    def hello() -> str:
+        return "Hello I am MCPTool!"
+
+    @app.mcp_tool(use_result_schema=True)
+    def qr_code() -> Any:
+        return ImageContent(type="image", data=PNG, mime_type="image/png")
+
+    @app.mcp_tool(use_result_schema=True)
+    def badge() -> Any:
+        return [TextContent(type="text", text="Badge"), ImageContent(type="image", data=PNG, mime_type="image/png")]
+
+    @app.mcp_tool(use_result_schema=True)
+    def metadata() -> Any:
+        return CallToolResult(content=[], structured_content={"found": True, "characters": 42})
+
+    @app.mcp_tool(use_result_schema=True)
+    def failing() -> Any:
+        return CallToolResult(content=[TextContent(type="text", text="snippet not found")], is_error=True)
+
+    return app
+
+
+# The outputs stock gets right on every azure-functions line (2.x gets qr_code's block type, badge
+# and failing right too).
+STOCK_CORRECT = {"weather_dict", "weather_typed", "point", "snippet"}
+
+
+def indexed(app: Any) -> dict[str, Any]:
+    """The functions the worker indexes (once: the app refuses to index a name twice)."""
+    return {f.get_function_name(): f for f in app.get_functions()}
+
+
+def call_as_worker(function: Any) -> str:
+    context = json.dumps({"name": function.get_function_name(), "arguments": {"city": "Paris"}})
+    returned = asyncio.run(function.get_user_function()(context=context))
+    datum = _MCPToolTriggerConverter.encode(returned)
+    assert datum.type == "string"
+    return datum.value  # type: ignore[no-any-return]
+
+
+def outputs(app: Any) -> dict[str, str | Exception]:
+    out: dict[str, str | Exception] = {}
+    for name, function in indexed(app).items():
+        try:
+            out[name] = call_as_worker(function)
+        except Exception as e:  # stock's crash is an outcome
+            out[name] = e
+    return out
+
+
+def verdicts(out: dict[str, str | Exception], schema: Validator) -> dict[str, bool]:
+    ok = {}
+    for name, text in out.items():
+        try:
+            assert isinstance(text, str)
+            result = check_contract(text, schema)
+            if name in ("count_invalid", "failing"):
+                assert result.get("isError") is True
+            if name in ("hello", "qr_code", "badge"):
+                assert "structuredContent" not in result
+            if name in ("weather_dict", "weather_typed", "point", "snippet", "order", "metadata"):
+                assert "structuredContent" in result, "the structured content is lost"
+            ok[name] = True
+        except (AssertionError, ValueError):
+            ok[name] = False
+    return ok
+
+
+@pytest.fixture
+def adapted() -> Iterator[adapters.Report]:
+    report = adapters.install()
+    try:
+        yield report
+    finally:
+        adapters.uninstall()
+
+
+def test_the_adapter_gets_right_what_stock_gets_wrong(
+    adapted: adapters.Report, call_tool_result_schema: Validator
+) -> None:
+    assert any(g.startswith("azure-functions-results") for g in adapted.patched)
+    fixed = outputs(function_app())
+    assert verdicts(fixed, call_tool_result_schema) == dict.fromkeys(fixed, True)
+    adapters.uninstall()
+    stock = outputs(function_app())
+    failed = {n for n, ok in verdicts(stock, call_tool_result_schema).items() if not ok}
+    assert {"count_invalid", "order", "hello", "qr_code", "metadata"} <= failed
+    assert not failed & STOCK_CORRECT
+    for name, text in stock.items():  # stock's bytes wherever stock is right
+        if name not in failed:
+            assert fixed[name] == text, name
+
+
+def test_what_each_tool_gets(adapted: adapters.Report) -> None:
+    out = outputs(function_app())
+    invalid = read_as_host(out["count_invalid"])  # type: ignore[arg-type]
+    assert invalid["isError"] is True
+    assert "'three' is not of type 'integer' at /n" in invalid["content"][0]["text"]
+    assert read_as_host(out["order"])["structuredContent"] == {"id": "A1", "lines": [{"sku": "x", "qty": 2}]}  # type: ignore[arg-type]
+    assert read_as_host(out["hello"]) == {"content": [{"type": "text", "text": "Hello I am MCPTool!"}]}  # type: ignore[arg-type]
+    image = {"type": "image", "data": PNG, "mimeType": "image/png"}
+    assert read_as_host(out["qr_code"]) == {"content": [image]}  # type: ignore[arg-type]
+    assert read_as_host(out["badge"]) == {"content": [{"type": "text", "text": "Badge"}, image]}  # type: ignore[arg-type]
+    metadata = read_as_host(out["metadata"])  # type: ignore[arg-type]
+    assert metadata["structuredContent"] == {"found": True, "characters": 42}
+    assert json.loads(metadata["content"][0]["text"]) == metadata["structuredContent"]
+    failing = read_as_host(out["failing"])  # type: ignore[arg-type]
+    assert failing["isError"] is True and "structuredContent" not in failing
+
+
+@pytest.mark.parametrize("mode", ["warn", "off"])
+def test_warn_and_off_send_the_invalid_result(mode: str, caplog: pytest.LogCaptureFixture) -> None:
+    adapters.install(output_validation=mode)
+    try:
+        text = call_as_worker(indexed(function_app())["count_invalid"])
+    finally:
+        adapters.uninstall()
+    assert text == stock_text({"n": "three"})
+    assert ("does not match its output schema" in caplog.text) == (mode == "warn")
+
+
+def test_a_json_object_text_keeps_its_structured_content(adapted: adapters.Report) -> None:
+    app = func.FunctionApp()
+
+    @app.mcp_tool(use_result_schema=True)
+    def saved() -> str:
+        return json.dumps({"saved": ["a", "b"]})
+
+    assert call_as_worker(indexed(app)["saved"]) == stock_text({"saved": ["a", "b"]})
+
+
+def test_an_mcp_return_annotation_asks_for_the_result_schema(adapted: adapters.Report) -> None:
+    app = func.FunctionApp()
+
+    @app.mcp_tool()
+    def qr() -> ImageContent:
+        return ImageContent(type="image", data=PNG, mime_type="image/png")
+
+    (function,) = app.get_functions()
+    assert function.get_trigger().use_result_schema is True
+    assert json.loads(call_as_worker(function))["type"] == "image"
+
+
+def test_tools_without_result_schema_keep_the_stock_wrapper(adapted: adapters.Report) -> None:
+    app = func.FunctionApp()
+
+    @app.mcp_tool()
+    def plain(city: str) -> str:
+        return f"sunny in {city}"
+
+    assert call_as_worker(indexed(app)["plain"]) == "sunny in Paris"
+
+
+def test_uninstall_restores_the_decorator(adapted: adapters.Report) -> None:
+    from azure.functions.decorators.function_app import TriggerApi  # type: ignore[import-not-found]
+
+    assert TriggerApi.mcp_tool.__module__ == "mcp_native.adapters.azure_functions"
+    adapters.uninstall()
+    assert TriggerApi.mcp_tool.__module__ == "azure.functions.decorators.function_app"
