@@ -4,7 +4,7 @@ transports."""
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.lowlevel
@@ -12,6 +12,9 @@ import mcp_types
 from mcp.shared.message import SessionMessage
 
 from .. import jsonrpc
+
+if TYPE_CHECKING:
+    from typing import Self  # 3.11+: annotations only, the package runs on 3.10
 
 
 def sdk_message(item: jsonrpc.Message) -> mcp_types.JSONRPCMessage:
