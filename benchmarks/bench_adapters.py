@@ -5,10 +5,11 @@ examples/<app>.py``) and one adapted one (``python -m mcp_native run examples/<a
 side by side; rounds alternate between them, and in each round the client in this process has
 the adapters installed exactly when it talks to the adapted server. Reported per framework and
 payload: the median round-trip latency per ``tools/call``, stock and adapted, the speed-up
-(stock time / adapted time), calls per second, the response's size on the wire, and the server
-process's CPU time per call (user + system, from ``/proc``: what the server itself spends,
-without the client and the pipe), and this process's (the client's) CPU time per call; client
-and server take turns, so the round trip is about the sum of the two. ``server_profile`` then
+(stock time / adapted time) and the 10th-90th percentile range of each, calls per second, the
+response's size on the wire, and the server process's CPU time per call (user + system, all its
+threads, as the server itself reports it: ``cpu_server.py``; what the server spends, without the
+client and the pipe), and this process's (the client's) CPU time per call; client and server take
+turns, so the round trip is about the sum of the two. ``server_profile`` then
 splits the adapted server's time between mcp-native, pydantic, the framework, the event loop
 and the tool (cProfile).
 
@@ -42,16 +43,24 @@ CALLS = {"weather": ("get_weather", {"city": "Paris"}), "200 records": ("list_re
 MODES = ("stock", "adapted")
 
 
-def server_params(app: Path, mode: str) -> StdioServerParameters:
+def server_params(app: Path, mode: str, cpu_file: Path | None = None) -> StdioServerParameters:
+    """The stock or adapted server; with ``cpu_file``, run by ``cpu_server.py``, which writes its
+    CPU time there on SIGUSR1 (``server_cpu``)."""
     args = [str(app)] if mode == "stock" else ["-m", "mcp_native", "run", str(app)]
+    if cpu_file is not None:
+        args = [str(ROOT / "benchmarks" / "cpu_server.py"), str(cpu_file), *args]
     return StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT))
 
 
-def server_cpu(pid: int) -> float:
-    """User + system CPU seconds of a process (Linux)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+async def server_cpu(session: ClientSession, pid: int, cpu_file: Path) -> float:
+    """User + system CPU seconds of a server run by ``cpu_server.py``, all its threads. The span
+    between two readings also holds the server's answer to one ping, spread over a batch's calls."""
+    cpu_file.unlink(missing_ok=True)
+    os.kill(pid, signal.SIGUSR1)
+    await session.send_ping()  # the server has run the handler before it answers (or soon after)
+    while not cpu_file.exists():
+        await anyio.sleep(0.001)
+    return int(cpu_file.read_text()) / 1e9
 
 
 def children() -> set[int]:
@@ -83,8 +92,10 @@ def set_client(mode: str) -> None:
         adapters.uninstall()
 
 
-async def measure(rounds: int, calls: int, frameworks: list[str], tick: Callable[[], None] = lambda: None) -> dict[str, Any]:
-    """Per framework and payload: per-call seconds of every call, by mode."""
+async def measure(rounds: int, calls: int, frameworks: list[str], errlog: TextIO,
+                  tick: Callable[[], None] = lambda: None) -> dict[str, Any]:
+    """Per framework and payload: per-call seconds of every call, by mode. The servers' stderr
+    (their logs) goes to errlog."""
     times: dict[str, dict[str, dict[str, list[float]]]] = {
         fw: {p: {m: [] for m in MODES} for p in CALLS} for fw in frameworks
     }
@@ -94,13 +105,15 @@ async def measure(rounds: int, calls: int, frameworks: list[str], tick: Callable
     }
     sizes: dict[str, dict[str, int]] = {fw: {} for fw in frameworks}
     async with AsyncExitStack() as stack:
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         sessions: dict[tuple[str, str], ClientSession] = {}
         pids: dict[tuple[str, str], int] = {}
         for fw in frameworks:
             for mode in MODES:
                 set_client(mode)
                 before = children()
-                read, write = await stack.enter_async_context(stdio_client(server_params(APPS[fw], mode), errlog=sys.stderr))
+                params = server_params(APPS[fw], mode, tmp / f"{fw}-{mode}.cpu")
+                read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
                 (pids[fw, mode],) = children() - before
                 session = await stack.enter_async_context(ClientSession(read, write))
                 await session.initialize()
@@ -119,7 +132,8 @@ async def measure(rounds: int, calls: int, frameworks: list[str], tick: Callable
                         for mode in order:
                             set_client(mode)
                             session = sessions[fw, mode]
-                            c0 = server_cpu(pids[fw, mode])
+                            cpu_file = tmp / f"{fw}-{mode}.cpu"
+                            c0 = await server_cpu(session, pids[fw, mode], cpu_file)
                             own0 = time.process_time()
                             for _ in range(calls):
                                 t0 = time.perf_counter()
@@ -127,7 +141,7 @@ async def measure(rounds: int, calls: int, frameworks: list[str], tick: Callable
                                 times[fw][payload][mode].append(time.perf_counter() - t0)
                                 assert not result.is_error, result
                             client_cpu[fw][payload][mode] += time.process_time() - own0
-                            cpu[fw][payload][mode] += server_cpu(pids[fw, mode]) - c0
+                            cpu[fw][payload][mode] += await server_cpu(session, pids[fw, mode], cpu_file) - c0
                 tick()
         finally:
             adapters.uninstall()
@@ -215,17 +229,28 @@ def profile_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def p10_p90(times: list[float]) -> tuple[float, float]:
+    """The 10th and 90th percentiles (linear interpolation between the closest samples)."""
+    deciles = statistics.quantiles(times, n=10, method="inclusive")
+    return deciles[0], deciles[-1]
+
+
 def summarize(raw: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for fw, payloads in raw["times"].items():
         for payload, by_mode in payloads.items():
             stock = statistics.median(by_mode["stock"])
             adapted = statistics.median(by_mode["adapted"])
+            (stock_p10, stock_p90), (adapted_p10, adapted_p90) = p10_p90(by_mode["stock"]), p10_p90(by_mode["adapted"])
             rows.append({
                 "framework": fw,
                 "payload": payload,
                 "stock_ms": stock * 1e3,
                 "adapted_ms": adapted * 1e3,
+                "stock_p10_ms": stock_p10 * 1e3,
+                "stock_p90_ms": stock_p90 * 1e3,
+                "adapted_p10_ms": adapted_p10 * 1e3,
+                "adapted_p90_ms": adapted_p90 * 1e3,
                 "speedup": stock / adapted,
                 "stock_calls_per_s": 1 / stock,
                 "adapted_calls_per_s": 1 / adapted,
@@ -291,7 +316,7 @@ async def client_transports(rounds: int, calls: int) -> None:
 
 def main(quick: bool) -> dict[str, Any]:
     rounds, calls = (3, 5) if quick else (15, 20)
-    raw = anyio.run(measure, rounds, calls, list(APPS))
+    raw = anyio.run(measure, rounds, calls, list(APPS), sys.stderr)
     rows = summarize(raw)
     print(table(rows))
     shares = server_profile(20 if quick else 300, list(APPS))

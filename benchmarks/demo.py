@@ -11,8 +11,10 @@ framework and the event loop (cProfile), then shows two correctness differences 
   refuses it with an ``isError`` result naming the failing value.
 
 Writes ``demo/results.json``, ``demo/latency.png`` and the table under the chart in README.md;
-``--quick`` writes to ``build/demo-quick/`` (or ``--out``) instead, leaving the published results
-alone.
+``--quick`` (2 rounds of 5 calls, about 30 s once ``scripts/setup`` has built the package; on a
+fresh clone that build takes 2-3 minutes more) writes to ``build/demo-quick/`` (or ``--out``)
+instead, leaving the published results alone, and labels its chart as a quick run. The servers'
+logs go to ``servers.log`` beside the results (``build/demo-servers.log`` for the full run).
 """
 
 from __future__ import annotations
@@ -81,33 +83,48 @@ def correctness() -> list[dict[str, str]]:
     return rows
 
 
-def chart(rows: list[dict[str, Any]], path: Path) -> None:
+def chart_label(summary: dict[str, Any]) -> str:
+    """What a chart shows and where it was measured: a quick run says so."""
+    v = summary["versions"]
+    calls = summary["latency"][0]["calls"]
+    run = f"quick run (a smoke test, not the published figures), {calls} calls per bar" if summary["quick"] else f"{calls} calls per bar"
+    return (f"{run}; bars: median, whiskers: 10th-90th percentile\n{summary['machine']}, {summary['date'][:10]}; "
+            f"Python {summary['python']}, mcp {v['mcp']}, fastmcp {v['fastmcp']}, mcp-native {v['mcp-native']}")
+
+
+def chart(summary: dict[str, Any], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    fig, axes = plt.subplots(1, 2, figsize=(9, 4))
     for ax, payload in zip(axes, bench.CALLS):
-        sub = [r for r in rows if r["payload"] == payload]
+        sub = [r for r in summary["latency"] if r["payload"] == payload]
         xs = range(len(sub))
-        ax.bar([x - 0.2 for x in xs], [r["stock_ms"] for r in sub], 0.4, label="stock", color="#999999")
-        ax.bar([x + 0.2 for x in xs], [r["adapted_ms"] for r in sub], 0.4, label="mcp-native", color="#2b7bba")
+        for offset, mode, label, color in ((-0.2, "stock", "stock", "#999999"), (0.2, "adapted", "mcp-native", "#2b7bba")):
+            medians = [r[f"{mode}_ms"] for r in sub]
+            # Clamped: a percentile interpolated between equal samples may differ in the last bit.
+            spread = [[max(0.0, r[f"{mode}_ms"] - r[f"{mode}_p10_ms"]) for r in sub],
+                      [max(0.0, r[f"{mode}_p90_ms"] - r[f"{mode}_ms"]) for r in sub]]
+            ax.bar([x + offset for x in xs], medians, 0.4, yerr=spread, capsize=3, label=label, color=color)
         for x, r in zip(xs, sub):
-            ax.text(x + 0.2, r["adapted_ms"], f"{r['speedup']:.1f}×", ha="center", va="bottom", fontsize=9)
+            ax.text(x + 0.2, r["adapted_p90_ms"], f"{r['speedup']:.1f}×", ha="center", va="bottom", fontsize=9)
         ax.set_xticks(list(xs), [r["framework"] for r in sub])
         ax.set_title(f"tools/call, {payload}")
         ax.set_ylabel("ms per call (median round trip)")
-    axes[0].legend()
+        ax.margins(y=0.15)  # room for the speed-up above the tallest whisker
+    axes[0].legend(loc="upper left", fontsize=8)
     fig.suptitle("MCP server over stdio, driven by the SDK's client: stock vs mcp-native", fontsize=10)
-    fig.tight_layout()
+    fig.text(0.5, 0.01, chart_label(summary), ha="center", va="bottom", fontsize=7, color="#c0392b" if summary["quick"] else "#555555")
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="a smoke run of about a minute")
+    ap.add_argument("--quick", action="store_true", help="a smoke run: about 30 s once the package is built")
     ap.add_argument("--out", type=Path, help="write results.json and latency.png there (--quick only; default: build/demo-quick)")
     args = ap.parse_args()
     if args.out and not args.quick:
@@ -116,17 +133,20 @@ def main() -> int:
     out = args.out or bench.ROOT / ("build/demo-quick" if args.quick else "demo")
     out.mkdir(parents=True, exist_ok=True)
 
-    print(f"demo: {len(bench.APPS) * 2} servers, {rounds} rounds of {calls} calls per server and payload", flush=True)
+    log = out / "servers.log" if args.quick else bench.ROOT / "build" / "demo-servers.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    print(f"demo: {len(bench.APPS) * 2} servers, {rounds} rounds of {calls} calls per server and payload; "
+          f"the servers' logs go to {log}", flush=True)
     t = time.monotonic()
     done = 0
 
     def tick() -> None:
         nonlocal done
         done += 1
-        print(f"\rdemo: round {done}/{rounds} ({time.monotonic() - t:.0f} s)", end="", flush=True)
+        print(f"demo: round {done}/{rounds} ({time.monotonic() - t:.0f} s)", flush=True)
 
-    raw = anyio.run(bench.measure, rounds, calls, list(bench.APPS), tick)
-    print()
+    with open(log, "w") as errlog:
+        raw = anyio.run(bench.measure, rounds, calls, list(bench.APPS), errlog, tick)
     rows = bench.summarize(raw)
     print("\nLatency per tools/call (median round trip; speed-up = stock time / mcp-native time)\n")
     print(bench.table(rows))
@@ -155,7 +175,7 @@ def main() -> int:
         "adapted_passed_correctness_checks": adapted_ok,
     }
     (out / "results.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-    chart(rows, out / "latency.png")
+    chart(summary, out / "latency.png")
     if not args.quick:
         readme = bench.ROOT / "README.md"
         section = (f"Measured by `scripts/demo` on {summary['machine']}, {summary['date'][:10]}, Python "
