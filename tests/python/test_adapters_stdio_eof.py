@@ -211,6 +211,37 @@ def test_a_request_to_a_client_whose_input_ended_fails_at_once(app: Path, out: s
     assert "unanswered" not in log  # the end of input did not wait out the grace
 
 
+def test_stdin_is_read_non_blocking_while_served_and_its_flags_restored_at_exit(app: Path) -> None:
+    # The server reads stdin in the event loop once it is readable; should another reader take
+    # the data first, a blocking descriptor would stall the loop. The flag lives in the pipe's
+    # open file description, which this process shares through its own read end.
+    r, w = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "mcp_native", "run", str(app)],
+            stdin=r,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            assert os.get_blocking(r)
+            os.write(w, lines())
+            assert proc.stdout is not None
+            assert json.loads(proc.stdout.readline())["id"] == 0  # initialized: it is serving
+            assert not os.get_blocking(r)
+            os.close(w)
+            w = -1
+            assert proc.wait(WATCHDOG) == 0
+        finally:
+            proc.kill()
+            proc.wait()
+        assert os.get_blocking(r)
+    finally:
+        os.close(r)
+        if w != -1:
+            os.close(w)
+
+
 # -- the writer, in process, on a real pipe ---------------------------------------------------
 
 

@@ -441,7 +441,7 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
 
     restore_stdin: Callable[[], None] | None = None
     restore_stdout: Callable[[], None] | None = None
-    restore_flags: tuple[int, int] | None = None  # (fd, flags) to put back
+    restore_flags: list[tuple[int, int]] = []  # (fd, flags) to put back
     try:
         stdin_buffer, restore_stdin = _stock._claim_fd(0, sys.stdin, "rb", _stock._open_stdin_diversion)
         stdout_buffer, restore_stdout = _stock._claim_fd(1, sys.stdout, "wb", _stock._open_stdout_diversion)
@@ -450,9 +450,14 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
             sys.stdout.flush()  # served in place: what print() buffered goes first
         read_pollable = _pollable(in_fd)
         write_pollable = _pollable(out_fd) and not _shared_with_stderr(out_fd)
-        if write_pollable:
-            restore_flags = (out_fd, fcntl.fcntl(out_fd, fcntl.F_GETFL))
-            fcntl.fcntl(out_fd, fcntl.F_SETFL, restore_flags[1] | os.O_NONBLOCK)
+        # Reads happen once the loop reports the pipe readable, but a blocking descriptor would
+        # still block the loop if another reader (a process sharing the pipe) took the data first.
+        nonblocking = [out_fd] if write_pollable else []
+        if read_pollable and not _shared_with_stderr(in_fd):
+            nonblocking.insert(0, in_fd)
+        for fd in nonblocking:
+            restore_flags.append((fd, fcntl.fcntl(fd, fcntl.F_GETFL)))
+            fcntl.fcntl(fd, fcntl.F_SETFL, restore_flags[-1][1] | os.O_NONBLOCK)
         unanswered = _Unanswered()
         if write_pollable:
             pipe_writer = _PipeWriter(out_fd, unanswered)
@@ -515,8 +520,8 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
             tg.start_soon(stdout_writer)
             yield context_read_stream, context_write_stream
     finally:
-        if restore_flags is not None:
-            fcntl.fcntl(restore_flags[0], fcntl.F_SETFL, restore_flags[1])
+        for fd, flags in reversed(restore_flags):
+            fcntl.fcntl(fd, fcntl.F_SETFL, flags)
         if restore_stdout is not None:
             restore_stdout()
         if restore_stdin is not None:
