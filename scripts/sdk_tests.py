@@ -33,7 +33,6 @@ change on purpose, each with its reason). Exit status 1 otherwise, or when insta
 from __future__ import annotations
 
 import argparse
-import fcntl
 import hashlib
 import json
 import os
@@ -43,10 +42,9 @@ import sys
 import tarfile
 import time
 import tomllib
-import xml.etree.ElementTree as ET
-from contextlib import contextmanager
 from pathlib import Path
 
+from _venvs import add_mcp_native, counts, locked, parse_report, quiet, run, site_packages
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -128,34 +126,9 @@ def label(sdk: str, version: str) -> str:
     return f"{sdk} {version}" + (f" (mcp {mcp_for(version)})" if sdk == "fastmcp" else "")
 
 
-def run(cmd: list[str], **kw: object) -> None:
-    subprocess.run(cmd, check=True, **kw)  # type: ignore[call-overload]
-
-
-def quiet(cmd: list[str], **kw: object) -> None:
-    """Runs pip, whose output (warnings about the configured indexes) shows only if it fails."""
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)  # type: ignore[call-overload]
-    if proc.returncode:
-        print(proc.stdout)
-        raise subprocess.CalledProcessError(proc.returncode, cmd)
-
-
 def step(msg: str) -> float:
     print(f"sdk-tests: {msg}", flush=True)
     return time.monotonic()
-
-
-@contextmanager
-def locked(path: Path):
-    """One run at a time per environment (a second one waits)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        yield
-
-
-def site_packages(venv: Path) -> Path:
-    return next((venv / "lib").glob("python3*/site-packages"))
 
 
 def sdist(sdk: str, version: str) -> Path:
@@ -235,35 +208,6 @@ def prepare_release(sdk: str, version: str, deps: Path) -> tuple[Path, Path]:
     stamp.write_text(key)
     print(f"sdk-tests: {label(sdk, version)} ready in {time.monotonic() - t:.0f} s", flush=True)
     return src, venv
-
-
-def add_mcp_native(venv: Path, rev: str | None) -> None:
-    """A copy of the package (the working tree's, or as committed at rev) with the extension
-    built in this checkout, in the venv's site-packages."""
-    site = site_packages(venv)
-    core = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", "import mcp_native._core as c; print(c.__file__)"],
-                          check=True, capture_output=True, text=True).stdout.strip()
-    shutil.rmtree(site / "mcp_native", ignore_errors=True)
-    if rev is None:
-        shutil.copytree(ROOT / "python" / "mcp_native", site / "mcp_native", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    else:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "python/mcp_native"], check=True, capture_output=True).stdout
-        run(["tar", "-x", "--strip-components=1", "-C", str(site)], input=archive)
-    shutil.copy2(core, site / "mcp_native")
-
-
-def parse_report(report: Path) -> dict[str, str]:
-    """Outcome per test id: passed, failed, skipped (xfail/xpass count as skipped/passed)."""
-    outcomes: dict[str, str] = {}
-    for case in ET.parse(report).getroot().iter("testcase"):
-        test_id = f"{case.get('classname')}::{case.get('name')}"
-        kinds = {child.tag for child in case}
-        outcomes[test_id] = "failed" if kinds & {"failure", "error"} else "skipped" if "skipped" in kinds else "passed"
-    return outcomes
-
-
-def counts(outcomes: dict[str, str]) -> str:
-    return ", ".join(f"{sum(v == k for v in outcomes.values())} {k}" for k in ("passed", "failed", "skipped"))
 
 
 def node_id(src: Path, test_id: str) -> str:
