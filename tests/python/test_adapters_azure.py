@@ -17,6 +17,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
+import subprocess
+import sys
+import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypedDict
@@ -299,3 +303,48 @@ def test_uninstall_restores_the_decorator(adapted: adapters.Report) -> None:
     assert TriggerApi.mcp_tool.__module__ == "mcp_native.adapters.azure_functions"
     adapters.uninstall()
     assert TriggerApi.mcp_tool.__module__ == "azure.functions.decorators.function_app"
+
+
+# A function app as the documentation writes it, with no line of mcp-native in it, and the worker's
+# side: the app's module imported, its tool indexed and called, the output printed.
+FUNCTION_APP = """
+import azure.functions as func
+from typing_extensions import TypedDict
+
+app = func.FunctionApp()
+
+class Count(TypedDict):
+    n: int
+
+@app.mcp_tool(use_result_schema=True)
+def count() -> Count:
+    return {"n": "three"}
+"""
+WORKER = """
+import asyncio, sys
+sys.path.insert(0, sys.argv[1])
+import function_app
+from azure.functions.mcp import _MCPToolTriggerConverter
+(f,) = function_app.app.get_functions()
+print(_MCPToolTriggerConverter.encode(asyncio.run(f.get_user_function()(context='{"arguments": {}}'))).value)
+"""
+
+
+@pytest.mark.skipif(
+    not (Path(sysconfig.get_paths()["purelib"]) / "mcp_native_adapters.pth").is_file(),
+    reason="the start-up hook mcp_native_adapters.pth is not in this environment's site-packages",
+)
+@pytest.mark.parametrize("setting", ["1", None])
+def test_the_environment_adapts_an_unchanged_function_app(tmp_path: Path, setting: str | None) -> None:
+    (tmp_path / "function_app.py").write_text(FUNCTION_APP)
+    env = {k: v for k, v in os.environ.items() if k != adapters.ENVIRONMENT}
+    if setting is not None:
+        env[adapters.ENVIRONMENT] = setting
+    out = subprocess.run(
+        [sys.executable, "-c", WORKER, str(tmp_path)], env=env, capture_output=True, text=True, check=True
+    )
+    result = read_as_host(out.stdout)
+    if setting is None:
+        assert result["structuredContent"] == {"n": "three"}
+    else:
+        assert result["isError"] is True and "at /n" in result["content"][0]["text"]
