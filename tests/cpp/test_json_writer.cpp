@@ -396,6 +396,19 @@ TEST(JsonIndent, LaysOutLikeJsonDumpsIndent) {
   EXPECT_EQ(laid_out(R"({"e":1e-05})", std::nullopt, FloatSpelling::kRepr), R"({"e":1e-05})");
 }
 
+TEST(JsonIndent, LaysOutLikeJsonDumpsDefault) {
+  auto python = [](std::string_view compact) {
+    JsonWriter w;
+    mcp_native::append_python_default(w, compact);
+    return std::string(w.view());
+  };
+  // json.dumps({"a": [1, {}], "k:,": "v, :"}) and json.dumps(["\u00e9\x7f\U0001f600\n", 1e-05]).
+  EXPECT_EQ(python(R"({"a":[1,{}],"k:,":"v, :"})"), R"({"a": [1, {}], "k:,": "v, :"})");
+  EXPECT_EQ(python("[\"\xc3\xa9\x7f\xf0\x9f\x98\x80\\n\",1e-05]"), R"(["\u00e9\u007f\ud83d\ude00\n", 1e-05])");
+  EXPECT_EQ(python(R"("a\"b\\")"), R"("a\"b\\")");
+  EXPECT_EQ(python("[]"), "[]");
+}
+
 TEST(JsonIndent, SpellsFloatsLikePydantic) {
   using mcp_native::FloatSpelling;
   // Exponent -5 as a plain decimal, other negative exponents unpadded, positive ones as repr.

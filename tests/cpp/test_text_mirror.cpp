@@ -75,4 +75,23 @@ TEST_P(TextMirrorKernel, MatchesTheGeneralEscapeAtEveryLengthAndOffset) {
   EXPECT_EQ(mirror("", big), reference(big));
 }
 
+TEST(McpToolResult, WritesTheWrapperAsJsonDumpsDoes) {
+  auto wrapper = [](std::string_view type, std::string_view content, std::optional<std::string_view> structured,
+                    bool mirror) {
+    mcp_native::JsonWriter w;
+    mcp_native::append_mcp_tool_result(w, type, content, structured, mirror);
+    return std::string(w.view());
+  };
+  // s = json.dumps({"a": "x\"y\\"}); json.dumps({"type": "text", "content":
+  // json.dumps({"type": "text", "text": s}), "structuredContent": s})
+  EXPECT_EQ(
+      wrapper("text", "", R"({"a": "x\"y\\"})", true),
+      R"({"type": "text", "content": "{\"type\": \"text\", \"text\": \"{\\\"a\\\": \\\"x\\\\\\\"y\\\\\\\\\\\"}\"}", )"
+      R"("structuredContent": "{\"a\": \"x\\\"y\\\\\"}"})");
+  EXPECT_EQ(wrapper("image", R"({"type": "image"})", std::nullopt, false),
+            R"({"type": "image", "content": "{\"type\": \"image\"}", "structuredContent": null})");
+  EXPECT_EQ(wrapper("call_tool_result", R"({"content": []})", "{}", false),
+            R"({"type": "call_tool_result", "content": "{\"content\": []}", "structuredContent": "{}"})");
+}
+
 }  // namespace
