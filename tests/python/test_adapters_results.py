@@ -144,6 +144,14 @@ def empty() -> list[int]:  # no block at all
     return []
 
 
+def mixed() -> list[Any]:  # blocks item by item: "1", "a", none for None, JSON, then 2 and "b"
+    return [1, "a", None, {"k": 1.5}, [2, "b"]]
+
+
+def with_block() -> list[Any]:  # a content block among the items: the stock path
+    return [1, TextContent(type="text", text="hi")]
+
+
 def number() -> float:
     return 2.5
 
@@ -193,6 +201,8 @@ _TOOLS: list[tuple[Callable[..., Any], dict[str, Any]]] = [
     (pair, {}),
     (nested, {}),
     (empty, {}),
+    (mixed, {}),
+    (with_block, {}),
     (number, {}),
     (int_as_float, {}),
     (flag, {}),
@@ -203,7 +213,7 @@ _TOOLS: list[tuple[Callable[..., Any], dict[str, Any]]] = [
 ]
 TOOLS = {f.__name__: (f, args) for f, args in _TOOLS}
 # Results the runner sends without its second validation and dump (their mirror is marked).
-STOCK_PATH = {"not_json", "empty", "nothing", "block", "built"}
+STOCK_PATH = {"not_json", "empty", "nothing", "block", "built", "with_block"}
 NATIVE = set(TOOLS) - STOCK_PATH
 # Where the mirror shows structuredContent and stock's shows the raw value (README's differences).
 MIRROR_FOLLOWS_MODEL = {"coerced", "int_as_float", "precision"}
@@ -346,7 +356,8 @@ def tool_result() -> ToolResult:  # a ToolResult the tool built: the stock path
 
 FASTMCP_TOOLS = {**TOOLS, "tool_result": (tool_result, {})}
 # fastmcp writes its mirror from the serialized value, so every text is stock's byte for byte.
-FASTMCP_NATIVE = NATIVE
+# It gives list[Any] no output schema: no structured content, nothing to mark.
+FASTMCP_NATIVE = NATIVE - {"mixed"}
 
 
 async def fastmcp_call(name: str) -> ToolResult:

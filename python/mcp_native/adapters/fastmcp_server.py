@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, get_args
 
 from fastmcp.exceptions import ToolError
 from fastmcp.tools.base import ToolResult, _serialize_to_jsonable
@@ -41,7 +41,7 @@ logger = logging.getLogger("mcp_native.adapters")
 mode = "error"  # set by install()
 stock_convert_result: Callable[[Any, Any], Any] | None = None  # set by install()
 # What stock renders as blocks of their own when a list holds one (its is_content_result).
-_CONTENT = (ContentBlock, Audio, Image, File)
+_CONTENT: tuple[type, ...] = (*(get_args(ContentBlock) or (ContentBlock,)), Audio, Image, File)
 
 
 def convert_result(self: Any, raw_value: Any) -> Any:
@@ -70,8 +70,8 @@ def _plain(raw: Any) -> bool:
     kind = type(raw)
     if kind is dict or kind is str or kind is int or kind is float or kind is bool or raw is None:
         return True
-    if kind is list or kind is tuple:
-        return not any(isinstance(item, _CONTENT) for item in raw)
+    if kind is list or kind is tuple:  # one check per type of item (isinstance of a union is slow)
+        return not any(issubclass(k, _CONTENT) for k in set(map(type, raw)))
     if isinstance(raw, BaseModel):
         return not (
             isinstance(raw, (ToolResult, CallToolResult, ContentBlock))

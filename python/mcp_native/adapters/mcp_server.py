@@ -28,7 +28,9 @@ from __future__ import annotations
 import dataclasses
 import weakref
 from collections.abc import Callable
-from typing import Any
+from itertools import repeat
+from operator import is_
+from typing import Any, get_args
 
 from mcp.types import CallToolResult, ContentBlock, TextContent
 from mcp_types import InputRequiredResult
@@ -51,6 +53,8 @@ _FIELDS = frozenset({"content", "structured_content"})
 _OPTIONAL_FIELDS = frozenset({"content", "structured_content", "is_error", "meta"})
 # The JSON values whose block stock writes with pydantic-core (a str is its own text).
 _JSON_SCALARS = (dict, int, float, bool)
+# The block types stock passes on as they are (ContentBlock is their union).
+_CONTENT_CLASSES: tuple[type, ...] = get_args(ContentBlock) or (ContentBlock,)
 
 
 def mirrors(texts: list[str], structured: dict[str, Any]) -> list[TextContent]:
@@ -74,6 +78,15 @@ def mirror(text: str, structured: dict[str, Any]) -> TextContent:
     return mirrors([text], structured)[0]
 
 
+def _json_block(kind: type) -> bool:
+    """Whether stock writes a value of this type as one block of pydantic-core's JSON."""
+    if kind in _JSON_SCALARS:
+        return True
+    if issubclass(kind, BaseModel):
+        return not issubclass(kind, _CONTENT_CLASSES)
+    return dataclasses.is_dataclass(kind)
+
+
 def _texts(raw: Any, value: Any, out: list[str]) -> bool:
     """Append the texts of stock's ``_convert_to_content(raw)`` blocks, each JSON text written
     from ``value`` (raw's counterpart in structuredContent); False where stock writes something
@@ -86,12 +99,12 @@ def _texts(raw: Any, value: Any, out: list[str]) -> bool:
     elif kind is list or kind is tuple:
         if type(value) is not list or len(value) != len(raw):
             return False  # the model changed the sequence (a set, say): its items are not raw's
+        kinds = set(map(type, raw))
+        if len(kinds) == 1 and _json_block(next(iter(kinds))):  # the common case, in one loop
+            out.extend(map(pydantic_json_text, value, repeat(mirror_indent, len(value))))
+            return True
         return all(_texts(r, v, out) for r, v in zip(raw, value, strict=True))
-    elif (
-        kind in _JSON_SCALARS
-        or (isinstance(raw, BaseModel) and not isinstance(raw, ContentBlock))
-        or (dataclasses.is_dataclass(raw) and not isinstance(raw, type))
-    ):
+    elif _json_block(kind):
         out.append(pydantic_json_text(value, mirror_indent))
     else:
         return False
@@ -105,16 +118,8 @@ def convert_result(self: Any, result: Any) -> Any:
     if output_model is None or isinstance(result, (CallToolResult, InputRequiredResult)):
         return stock_convert_result(self, result)
     kind = type(result)
-    if not (
-        kind in _JSON_SCALARS
-        or kind is list
-        or kind is tuple
-        or kind is str
-        or result is None
-        or isinstance(result, BaseModel)
-        or dataclasses.is_dataclass(result)
-    ):
-        return stock_convert_result(self, result)  # InputRequiredResult, Image, Audio, ...
+    if not (kind is list or kind is tuple or kind is str or result is None or _json_block(kind)):
+        return stock_convert_result(self, result)  # content blocks, Image, Audio, ...
     value = {"result": result} if self.wrap_output else result
     output_adapter = getattr(self, "_output_adapter", None)
     if output_adapter is None:  # mcp 2.0: the output model is a BaseModel class
@@ -164,11 +169,10 @@ def _wire(result: Any) -> dict[str, Any] | None:
         return None
     if any(structured.get(k, structured) is not v for k, v in marked):
         return None
-    blocks = []
-    for block, ours in zip(content, (first, *proven[1]), strict=True):
-        if block is not ours or ours.annotations is not None or ours.meta is not None:
-            return None
-        blocks.append({"text": ours.text, "type": "text"})
+    ours = (first, *proven[1])
+    if not all(map(is_, content, ours)) or any(b.annotations is not None or b.meta is not None for b in ours):
+        return None
+    blocks = [{"text": b.text, "type": "text"} for b in ours]
     wire = {"content": blocks, "isError": False, "structuredContent": structured}
     return wire if meta is None else {"_meta": meta, **wire}
 
