@@ -287,6 +287,30 @@ def test_an_mcp_return_annotation_asks_for_the_result_schema(adapted: adapters.R
     assert json.loads(call_as_worker(function))["type"] == "image"
 
 
+def test_a_result_json_cannot_hold_is_a_clear_error(adapted: adapters.Report) -> None:
+    app = func.FunctionApp()
+
+    @app.mcp_tool(use_result_schema=True)
+    def tags() -> Any:
+        return {"tags": {"a", "b"}}
+
+    @app.mcp_tool(use_result_schema=True)
+    def ratio() -> Any:
+        return {"ratio": float("nan")}
+
+    @app.mcp_tool(use_result_schema=True)
+    def handle() -> Any:
+        return object()
+
+    tools = indexed(app)
+    with pytest.raises(TypeError, match="set"):
+        call_as_worker(tools["tags"])
+    with pytest.raises(ValueError, match="nan"):  # stock wrote NaN, which the host cannot parse
+        call_as_worker(tools["ratio"])
+    with pytest.raises(TypeError, match="tool result of type object is not JSON serializable"):
+        call_as_worker(tools["handle"])
+
+
 def test_tools_without_result_schema_keep_the_stock_wrapper(adapted: adapters.Report) -> None:
     app = func.FunctionApp()
 

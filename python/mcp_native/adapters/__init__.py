@@ -24,7 +24,9 @@ Each patched attribute is checked to hold the function it should before it is re
 - ``server``: MCPServer writes the text mirror of a tool's dict result natively from its
   ``structuredContent``, and the server runner sends such a result without validating and
   dumping it again (see ``adapters.mcp_server``); fastmcp tools validate their
-  ``structuredContent`` against their output schema before it is sent (fastmcp does not).
+  ``structuredContent`` against their output schema before it is sent (fastmcp does not);
+  azure-functions' MCP tools write their ``McpToolResult`` natively, mirrored and validated
+  (see ``adapters.azure_functions``).
 
 ``output_validation`` ("error", "warn" or "off") decides what the client and fastmcp's server
 do with a result that violates its output schema.
