@@ -15,6 +15,9 @@ pair the main ``.venv`` has (mcp 2.3.0 + fastmcp 4.1.2) runs in ``.venv`` itself
 3. ``benchmarks/demo.py --quick`` (the examples as stdio servers, stock and adapted, and the
    demo's correctness checks), written to ``build/sdk-pairs/<pair>/demo/``.
 
+The mcp 1.x pairs run ``tests/python/test_adapters_mcp1.py`` in step 2 and no demo (its servers
+are written for mcp 2.x; ``benchmarks/bench_mcp1.py`` measures that line).
+
 A venv is created once and kept while its requirements stay the same (a stamp records them).
 Exit status 1 when a step fails on any pair.
 
@@ -50,6 +53,9 @@ PAIRS = [
     ("2.2.0", "4.1.2"),
     ("2.1.1", "4.0.11"),
     ("2.0.1", "4.0.11"),
+    # The mcp 1.x line, with the newest fastmcp that runs on it.
+    ("1.30.0", "3.4.11"),
+    ("1.26.0", "3.4.11"),
 ]
 # The pair the main .venv has (pyproject.toml's test extra): tested in .venv itself.
 MAIN_PAIR = ("2.3.0", "4.1.2")
@@ -60,6 +66,8 @@ TESTS = [
     "tests/python/test_adapters_stdio_client.py",
     "tests/python/test_adapters_support.py",
 ]
+# The tests of the mcp 1.x line's adapters (the others need mcp 2.x; this one needs 1.x).
+TESTS_1X = ["tests/python/test_adapters_mcp1.py"]
 # What the tests and the demo import beyond the SDKs, at the versions .venv has.
 TEST_DEPS = ["pytest", "hypothesis", "jsonschema", "matplotlib"]
 
@@ -71,6 +79,11 @@ def step(msg: str) -> float:
 
 def name(pair: tuple[str, str]) -> str:
     return f"mcp-{pair[0]}+fastmcp-{pair[1]}"
+
+
+def is_1x(pair: tuple[str, str]) -> bool:
+    """A pair of the mcp 1.x line (no mcp-types; its own tests; no demo, whose servers are 2.x's)."""
+    return pair[0].startswith("1.")
 
 
 def parse_pair(text: str) -> tuple[str, str]:
@@ -101,7 +114,7 @@ def requirements(pair: tuple[str, str]) -> list[str]:
     mcp, fastmcp = pair
     return [
         f"mcp=={mcp}",
-        f"mcp-types=={mcp}",
+        *([] if is_1x(pair) else [f"mcp-types=={mcp}"]),
         f"fastmcp=={fastmcp}",
         *(f"{d}=={pinned[d]}" if d in pinned else d for d in TEST_DEPS),
     ]
@@ -138,7 +151,14 @@ def imported_from(venv: Path) -> Path:
 
 
 def versions_in(venv: Path) -> dict[str, str]:
-    probe = "import importlib.metadata as m, json; print(json.dumps({d: m.version(d) for d in ('mcp', 'mcp-types', 'fastmcp')}))"
+    probe = (
+        "import importlib.metadata as m, json\n"
+        "out = {}\n"
+        "for d in ('mcp', 'mcp-types', 'fastmcp'):\n"
+        "    try: out[d] = m.version(d)\n"
+        "    except m.PackageNotFoundError: pass\n"
+        "print(json.dumps(out))"
+    )
     proc = subprocess.run([str(venv / "bin" / "python"), "-c", probe], check=True, capture_output=True, text=True)
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 
@@ -159,7 +179,7 @@ def doctor(venv: Path) -> tuple[bool, str]:
     return ok, summary
 
 
-def tests(venv: Path, home: Path, extra: list[str]) -> tuple[dict[str, str], str]:
+def tests(venv: Path, home: Path, extra: list[str], paths: list[str]) -> tuple[dict[str, str], str]:
     report = home / "adapters.xml"
     report.unlink(missing_ok=True)
     proc = subprocess.run(
@@ -172,7 +192,7 @@ def tests(venv: Path, home: Path, extra: list[str]) -> tuple[dict[str, str], str
             "no:cacheprovider",
             "--color=no",
             f"--junitxml={report}",
-            *TESTS,
+            *paths,
             *extra,
         ],
         cwd=ROOT,
@@ -227,7 +247,7 @@ def judge(pair: tuple[str, str], venv: Path, args: argparse.Namespace) -> dict[s
     failed: list[str] = row["failed"]  # type: ignore[assignment]
     t0 = step(f"{name(pair)}: {venv}")
     found = versions_in(venv)
-    wanted = {"mcp": pair[0], "mcp-types": pair[0], "fastmcp": pair[1]}
+    wanted = {"mcp": pair[0], **({} if is_1x(pair) else {"mcp-types": pair[0]}), "fastmcp": pair[1]}
     if found != wanted:
         failed.append(f"versions: {found}")
     where = imported_from(venv)
@@ -238,12 +258,12 @@ def judge(pair: tuple[str, str], venv: Path, args: argparse.Namespace) -> dict[s
     if not ok:
         failed.append("doctor")
     t = time.monotonic()
-    outcomes, tail = tests(venv, home, args.pytest_args)
+    outcomes, tail = tests(venv, home, args.pytest_args, TESTS_1X if is_1x(pair) else TESTS)
     row["tests"] = f"{counts(outcomes)} ({time.monotonic() - t:.0f} s)"
     print(f"  tests: {tail} ({time.monotonic() - t:.0f} s)", flush=True)
     if not outcomes or any(o == "failed" for o in outcomes.values()):
         failed.append("tests")
-    if args.demo:
+    if args.demo and not is_1x(pair):
         t = time.monotonic()
         ok, text = demo(pair, venv, home)
         row["demo"] = f"{text} ({time.monotonic() - t:.0f} s)"

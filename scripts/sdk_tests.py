@@ -53,13 +53,14 @@ WORK = ROOT / "build" / "sdk-tests"
 EXPECTED = ROOT / "tests" / "sdk_expected_differences.txt"
 
 # The newest patch release of each supported minor line.
-MATRIX = ["mcp==2.0.1", "mcp==2.1.1", "mcp==2.2.0", "mcp==2.3.0", "fastmcp==4.0.11", "fastmcp==4.1.7", "fastmcp==4.2.3"]
+MATRIX = ["mcp==1.30.0", "mcp==2.0.1", "mcp==2.1.1", "mcp==2.2.0", "mcp==2.3.0", "fastmcp==3.4.11", "fastmcp==4.0.11",
+          "fastmcp==4.1.7", "fastmcp==4.2.3"]
 # The releases the adapters and the expected differences were first written against.
 DEFAULT = ["mcp==2.3.0", "fastmcp==4.1.2"]
 NEWEST_MCP = "2.3.0"
 # fastmcp 4.1 and later need mcp>=2.2 (4.1.7: >=2.3); 4.0 accepts mcp 2.0, which no other
 # release tests with fastmcp.
-MCP_FOR_FASTMCP = {"4.0": "2.0.1"}
+MCP_FOR_FASTMCP = {"4.0": "2.0.1", "3.4": "1.30.0"}
 
 FASTMCP_EXTRAS = "anthropic,apps,azure,code-mode,gemini,jev,openai"
 
@@ -111,6 +112,38 @@ SDKS = {
         ],
     },
 }
+# What differs on an older major line (mcp 1.x; fastmcp 3.x, which runs on it): the keys that
+# replace SDKS[sdk]'s for a release of that line. The test dependencies stay those of the newest
+# release (deps/); pip adds what the older release pins differently.
+LINES = {
+    ("mcp", "1"): {
+        # No examples package; the docs group (MkDocs) is only for building the documentation.
+        "install": lambda version, src: [f"mcp[cli,rich]=={version}"],
+        "groups": ["dev"],
+        "subset": [
+            "tests/server/fastmcp/test_server.py", "tests/server/fastmcp/test_func_metadata.py",
+            "tests/server/fastmcp/test_tool_manager.py", "tests/server/test_lowlevel_output_validation.py",
+            "tests/server/test_lowlevel_input_validation.py", "tests/client/test_output_schema_validation.py",
+            "tests/client/test_session.py", "tests/client/test_stdio.py", "tests/server/test_stdio.py",
+            "tests/shared/test_streamable_http.py",
+        ],
+    },
+    ("fastmcp", "3"): {
+        # fastmcp-tasks is an extra of fastmcp-slim here, not a sibling package.
+        "install": lambda version, src: [
+            f"fastmcp[anthropic,apps,azure,code-mode,gemini,openai,tasks]=={version}", f"fastmcp-slim=={version}",
+            str(src / "fastmcp_remote"), f"mcp=={mcp_for(version)}",
+        ],
+        "no_deps": lambda src: [],
+    },
+}
+
+
+def spec_of(sdk: str, version: str) -> dict:
+    """SDKS[sdk], with the keys its release line replaces."""
+    return {**SDKS[sdk], **LINES.get((sdk, version.split(".")[0]), {})}
+
+
 # Dev-group entries that are not needed to run the tests or cannot install from the registry:
 # a git-only dependency, the type checker.
 SKIP_DEPS = {"strict-no-cover", "pyright"}
@@ -145,7 +178,7 @@ def sdist(sdk: str, version: str) -> Path:
 
 def requirements(sdk: str, version: str, src: Path) -> list[str]:
     """What a release's tests need: the SDK (its distributions named by version) and its groups."""
-    spec = SDKS[sdk]
+    spec = spec_of(sdk, version)
     groups = tomllib.loads((src / "pyproject.toml").read_text())["dependency-groups"]
     skip = SKIP_DEPS | set(spec["own"])
     deps = [dep for group in spec["groups"] for dep in groups[group]
@@ -203,7 +236,7 @@ def prepare_release(sdk: str, version: str, deps: Path) -> tuple[Path, Path]:
     # Read before mcp_native's .pth (site runs them in name order): later lines import from deps/.
     (site_packages(venv) / "00_sdk_test_deps.pth").write_text(f"import site; site.addsitedir({str(site_packages(deps))!r})\n")
     pip_install(deps, venv, reqs, version)
-    if no_deps := SDKS[sdk]["no_deps"](src):
+    if no_deps := spec_of(sdk, version)["no_deps"](src):
         pip_install(deps, venv, ["--no-deps", *no_deps], version)
     stamp.write_text(key)
     print(f"sdk-tests: {label(sdk, version)} ready in {time.monotonic() - t:.0f} s", flush=True)
@@ -288,7 +321,7 @@ def judge(sdk: str, version: str, args: argparse.Namespace) -> dict[str, object]
         t = time.monotonic()
         src, venv = prepare_release(sdk, version, deps)
         row["prepare"] = time.monotonic() - t
-        paths = SDKS[sdk]["subset"] if args.subset else []
+        paths = spec_of(sdk, version)["subset"] if args.subset else []
         stock_report = WORK / sdk / version / f"stock-{mode}.xml"
         if args.adapted_only:
             if not stock_report.exists():
