@@ -94,6 +94,7 @@ CALLS = [
     call(4, "no_schema"),
     call(5, "list_records", {"count": 200}),
     call(6, "get_weather", {"city": 5}),
+    call(7, "get_weather", {"city": "Zürich"}),  # json.dumps escapes the ü in the text mirror
 ]
 
 
@@ -121,11 +122,12 @@ def test_the_adapted_run_patches_every_group_of_the_line() -> None:
 def test_valid_results_are_sent_as_stock_sends_them(mode: str | None) -> None:
     answers, _ = lowlevel_calls(mode)
     stock, _ = lowlevel_calls(None)
-    for id in (2, 4, 5):
+    for id in (2, 4, 5, 7):
         assert answers[id] == stock[id]
         assert answers[id]["isError"] is False
     assert stock[4]["structuredContent"] == BROKEN
     assert len(stock[5]["structuredContent"]["records"]) == 200
+    assert "Z\\u00fcrich" in stock[7]["content"][0]["text"]
 
 
 def test_stock_refuses_a_violating_result_with_python_jsonschemas_words() -> None:
