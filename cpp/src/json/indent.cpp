@@ -1,5 +1,6 @@
 #include "mcp_native/json/indent.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace mcp_native {
@@ -150,79 +151,67 @@ void append_indented(JsonWriter& out, std::string_view compact, std::optional<un
 
 namespace {
 
-void put_u_escape(JsonWriter& out, unsigned unit) {
+char* put_u_escape(char* p, unsigned unit) {
   static constexpr char kHex[] = "0123456789abcdef";
-  char* p = out.extend(6);
   p[0] = '\\';
   p[1] = 'u';
   p[2] = kHex[(unit >> 12) & 0xf];
   p[3] = kHex[(unit >> 8) & 0xf];
   p[4] = kHex[(unit >> 4) & 0xf];
   p[5] = kHex[unit & 0xf];
-  out.commit(6);
-}
-
-// Copies a string of writer output (valid UTF-8, quotes included) with what json.dumps escapes
-// beyond the writer (characters past U+007E, DEL included) escaped; other runs copied whole.
-void append_ascii_string(JsonWriter& out, std::string_view s) {
-  std::size_t done = 0;
-  for (std::size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    if (b < 0x7f) {
-      ++i;
-      continue;
-    }
-    out.append(s.substr(done, i - done));
-    unsigned cp;
-    std::size_t len;
-    if (b == 0x7f) {
-      cp = b;
-      len = 1;
-    } else if (b < 0xe0) {
-      cp = b & 0x1fu;
-      len = 2;
-    } else if (b < 0xf0) {
-      cp = b & 0x0fu;
-      len = 3;
-    } else {
-      cp = b & 0x07u;
-      len = 4;
-    }
-    for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3fu);
-    if (cp >= 0x10000) {
-      cp -= 0x10000;
-      put_u_escape(out, 0xd800 | (cp >> 10));
-      put_u_escape(out, 0xdc00 | (cp & 0x3ff));
-    } else {
-      put_u_escape(out, cp);
-    }
-    i += len;
-    done = i;
-  }
-  out.append(s.substr(done));
+  return p + 6;
 }
 
 }  // namespace
 
 void append_python_default(JsonWriter& out, std::string_view compact) {
-  out.reserve(compact.size() + compact.size() / 8);
-  std::size_t done = 0;
-  for (std::size_t i = 0; i < compact.size();) {
-    const char c = compact[i];
-    if (c == '"') {
-      const std::size_t close = string_end(compact, i);
-      out.append(compact.substr(done, i - done));
-      append_ascii_string(out, compact.substr(i, close - i));
-      done = i = close;
-    } else if (c == ',' || c == ':') {
-      out.append(compact.substr(done, i + 1 - done));
-      out.put(' ');
-      done = ++i;
-    } else {
-      ++i;
+  // One pass over the bytes, a block at a time into room for its worst case (a byte becomes at
+  // most 6: DEL as \u007f); a block ends on a character boundary. What is carried from one block
+  // to the next: whether a string is open and whether its last byte was an escaping backslash.
+  constexpr std::size_t kBlock = 4096;
+  const auto* s = reinterpret_cast<const unsigned char*>(compact.data());
+  const std::size_t n = compact.size();
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < n;) {
+    std::size_t end = std::min(n, i + kBlock);
+    while (end < n && (s[end] & 0xc0) == 0x80) ++end;
+    char* const start = out.extend(6 * (end - i));
+    char* p = start;
+    while (i < end) {
+      const unsigned char c = s[i];
+      if (!in_string) {
+        *p++ = static_cast<char>(c);
+        ++i;
+        if (c == ',' || c == ':') *p++ = ' ';
+        in_string = c == '"';
+      } else if (escaped) {
+        *p++ = static_cast<char>(c);
+        ++i;
+        escaped = false;
+      } else if (c < 0x7f) {
+        *p++ = static_cast<char>(c);
+        ++i;
+        escaped = c == '\\';
+        in_string = c != '"';
+      } else if (c == 0x7f) {
+        p = put_u_escape(p, c);
+        ++i;
+      } else {
+        const std::size_t len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+        unsigned cp = c & (len == 2 ? 0x1fu : len == 3 ? 0x0fu : 0x07u);
+        for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (s[i + k] & 0x3fu);
+        if (cp >= 0x10000) {
+          cp -= 0x10000;
+          p = put_u_escape(p, 0xd800 | (cp >> 10));
+          p = put_u_escape(p, 0xdc00 | (cp & 0x3ff));
+        } else {
+          p = put_u_escape(p, cp);
+        }
+        i += len;
+      }
     }
+    out.commit(static_cast<std::size_t>(p - start));
   }
-  out.append(compact.substr(done));
 }
 
 }  // namespace mcp_native
