@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp_native import SchemaError, Tool, ValidationError, Validator, dumps, jsonrpc, loads, sse
+from mcp_native.tools import mcp_tool_result
 
 SCHEMA = {
     "type": "object",
@@ -100,6 +101,11 @@ ENTRY_POINTS: dict[str, Callable[[], Any]] = {
         expect(ValidationError, TOOL.encode_response, 2, BAD),
     ),
     "Tool.check_result": check_results,
+    "mcp_tool_result": lambda: (
+        mcp_tool_result(GOOD),
+        mcp_tool_result(content=[{"type": "text", "text": GOOD_TEXT.decode()}], is_error=True),
+        expect(TypeError, mcp_tool_result, {"a": Opaque()}),
+    ),
 }
 
 
