@@ -6,6 +6,7 @@ validates while it writes, and the environments of subprocesses."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import importlib.metadata
 import json
 import os
@@ -51,15 +52,21 @@ def anyio_backend() -> str:
 @pytest.fixture(scope="session")
 def sdk_versions() -> dict[str, str]:
     """The installed mcp and fastmcp releases (scripts/sdk-pairs runs the adapters' tests on
-    every tested pair)."""
-    return {"mcp": importlib.metadata.version("mcp"), "fastmcp": importlib.metadata.version("fastmcp")}
+    every tested pair), and azure-functions where the test extra brought it."""
+    versions = {"mcp": importlib.metadata.version("mcp"), "fastmcp": importlib.metadata.version("fastmcp")}
+    with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+        versions["azure-functions"] = importlib.metadata.version("azure-functions")
+    return versions
 
 
 @pytest.fixture(scope="session")
 def proven_summary(sdk_versions: dict[str, str]) -> str:
-    """The adapters' one line (run's, doctor's last) when every group of both SDKs is proven."""
+    """The adapters' one line (run's, doctor's last) when every group of every SDK is proven."""
     mcp, fastmcp = sdk_versions["mcp"], sdk_versions["fastmcp"]
-    return f"mcp-native adapters: mcp {mcp}: 10 of 10 groups; fastmcp {fastmcp}: 1 of 1 groups"
+    line = f"mcp-native adapters: mcp {mcp}: 10 of 10 groups; fastmcp {fastmcp}: 1 of 1 groups"
+    if "azure-functions" in sdk_versions:
+        line += f"; azure-functions {sdk_versions['azure-functions']}: 1 of 1 groups"
+    return line
 
 
 @pytest.fixture

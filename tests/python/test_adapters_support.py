@@ -114,6 +114,21 @@ def test_the_data_covers_every_name_of_every_group_on_every_tested_release() -> 
             assert all(entry["names"][t.name] != _proof.MISSING for t in spec.targets), (spec.name, release)
 
 
+def test_a_release_is_judged_by_the_groups_of_its_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    def names(versions: dict[str, str]) -> set[str]:
+        monkeypatch.setattr(adapters, "_installed_versions", lambda: versions)
+        return {g.spec.name for g in adapters.check().groups}
+
+    sdks = ("mcp", "fastmcp")
+    newest = {g.name for g in adapters.GROUPS if g.line is None and g.dist in sdks}
+    # fastmcp 3.x has no groups of its own: mcp 1.x's serve its servers.
+    line_1 = {g.name for g in adapters.GROUPS if g.line == 1 and g.dist in sdks}
+    assert names({"mcp": "1.30.0", "fastmcp": "3.4.11"}) == line_1
+    assert names({"mcp": "2.3.0", "fastmcp": "4.1.2"}) == newest
+    # A major release newer than the groups: the newest line's, applied where the code is unchanged.
+    assert names({"mcp": "3.0.0", "fastmcp": "5.0.0"}) == newest
+
+
 def test_installed_releases_are_proven_by_their_own_fingerprints(sdk_versions: dict[str, str]) -> None:
     report = adapters.check()
     assert report.versions == sdk_versions
