@@ -35,7 +35,7 @@ from typing import Any, get_args
 from mcp.types import CallToolResult, ContentBlock, TextContent
 from mcp_types import InputRequiredResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from .._core import pydantic_json_text
 
@@ -53,13 +53,18 @@ _FIELDS = frozenset({"content", "structured_content"})
 _OPTIONAL_FIELDS = frozenset({"content", "structured_content", "is_error", "meta"})
 # The JSON values whose block stock writes with pydantic-core (a str is its own text).
 _JSON_SCALARS = (dict, int, float, bool)
+# The mirror's blocks, built in one pass (a list of 200 in 60% of the time 200 constructor calls take).
+_TEXT_BLOCKS = TypeAdapter(list[TextContent])
 # The block types stock passes on as they are (ContentBlock is their union).
 _CONTENT_CLASSES: tuple[type, ...] = get_args(ContentBlock) or (ContentBlock,)
 
 
 def mirrors(texts: list[str], structured: dict[str, Any]) -> list[TextContent]:
     """The text blocks of ``texts``, the mirror of ``structured``, marked for :func:`serialize`."""
-    blocks = [TextContent(type="text", text=text) for text in texts]
+    if len(texts) == 1:  # the common case, where one constructor call is quicker
+        blocks = [TextContent(type="text", text=texts[0])]
+    else:
+        blocks = _TEXT_BLOCKS.validate_python([{"type": "text", "text": text} for text in texts])
     if blocks:
         first = blocks[0]
         key = id(first)
