@@ -4,8 +4,9 @@ For each framework (MCPServer, fastmcp) one stock and one adapted ``shapes_serve
 by side over stdio, driven by the SDK's own client (adapted too, for the adapted server, as in
 ``bench_adapters``); rounds alternate between them. Per framework, size and shape: the median
 round trip per ``tools/call`` with its 10th-90th percentile range, the server process's CPU time
-per call (user + system from ``/proc``, all threads), adapted/stock, and the adapted round trip
-over the TypedDict shape's on the same framework and size.
+per call (user + system, all threads, as the server reports it: ``cpu_server.py``),
+adapted/stock, and the adapted round trip over the TypedDict shape's on the same framework and
+size.
 
     python benchmarks/bench_shapes.py [--quick]
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import os
 import statistics
 import sys
+import tempfile
 import time
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -42,17 +44,12 @@ def tools() -> list[tuple[str, str, str]]:
     return out
 
 
-def params(fw: str, mode: str) -> StdioServerParameters:
+def params(fw: str, mode: str, cpu_file: Path) -> StdioServerParameters:
+    """The stock or adapted server, run by ``cpu_server.py`` (``bench_adapters.server_cpu``)."""
     script = [str(SERVER), FRAMEWORKS[fw]]
     args = script if mode == "stock" else ["-m", "mcp_native", "run", *script]
+    args = [str(bench.ROOT / "benchmarks" / "cpu_server.py"), str(cpu_file), *args]
     return StdioServerParameters(command=sys.executable, args=args, cwd=str(bench.ROOT))
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process, all its threads (Linux)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def measure(rounds: int, calls: int) -> list[dict[str, Any]]:
@@ -61,13 +58,15 @@ async def measure(rounds: int, calls: int) -> list[dict[str, Any]]:
     cpu: dict[tuple[str, str, str, str], float] = dict.fromkeys(times, 0.0)
     async with AsyncExitStack() as stack:
         errlog = stack.enter_context(open(os.devnull, "w"))  # noqa: SIM115 (closed by the stack)
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         sessions: dict[tuple[str, str], ClientSession] = {}
         pids: dict[tuple[str, str], int] = {}
         for fw in FRAMEWORKS:
             for mode in bench.MODES:
                 bench.set_client(mode)
                 before = bench.children()
-                read, write = await stack.enter_async_context(bench.stdio_client(params(fw, mode), errlog))
+                cpu_file = tmp / f"{fw}-{mode}.cpu"
+                read, write = await stack.enter_async_context(bench.stdio_client(params(fw, mode, cpu_file), errlog))
                 (pids[fw, mode],) = bench.children() - before
                 sessions[fw, mode] = await stack.enter_async_context(ClientSession(read, write))
                 await sessions[fw, mode].initialize()
@@ -78,13 +77,14 @@ async def measure(rounds: int, calls: int) -> list[dict[str, Any]]:
                     for mode in bench.MODES if r % 2 == 0 else bench.MODES[::-1]:
                         bench.set_client(mode)
                         session, key = sessions[fw, mode], (fw, size, shape, mode)
-                        c0 = cpu_seconds(pids[fw, mode])
+                        cpu_file = tmp / f"{fw}-{mode}.cpu"
+                        c0 = await bench.server_cpu(session, pids[fw, mode], cpu_file)
                         for _ in range(calls):
                             t0 = time.perf_counter()
                             result = await session.call_tool(tool, {})
                             times[key].append(time.perf_counter() - t0)
                             assert not result.is_error, result
-                        cpu[key] += cpu_seconds(pids[fw, mode]) - c0
+                        cpu[key] += await bench.server_cpu(session, pids[fw, mode], cpu_file) - c0
                 print(f"\rshapes: round {r + 1}/{rounds}", end="", file=sys.stderr, flush=True)
         finally:
             adapters.uninstall()

@@ -34,6 +34,7 @@ from typing import Any
 import anyio
 
 import bench_adapters as bench
+import bench_shapes as shapes
 import report
 
 README_BEGIN = "<!-- demo-results:begin (scripts/demo writes this section) -->"
@@ -155,6 +156,9 @@ def main() -> int:
     shares = bench.server_profile(20 if args.quick else 300, list(bench.APPS))
     print(bench.profile_table(shares))
 
+    print("\ndemo: each return shape, stock vs mcp-native (bench_shapes)", flush=True)
+    shape_rows = shapes.main(args.quick)
+
     print("\ndemo: correctness checks", flush=True)
     checks = correctness()
     print("\n| framework | server | a malformed line | a tool result that violates its output schema |\n|---|---|---|---|")
@@ -171,6 +175,7 @@ def main() -> int:
         "quick": args.quick,
         "latency": rows,
         "adapted_server_cpu_shares": shares,
+        "shapes": shape_rows,
         "correctness": checks,
         "adapted_passed_correctness_checks": adapted_ok,
     }
@@ -186,7 +191,10 @@ def main() -> int:
                    "Where the adapted server's CPU goes per call (cProfile's own time per function, start-up "
                    "excluded; it slows Python code more than native code, so the Python-heavy shares come out "
                    "somewhat high). A sync tool runs in a worker thread, which the profile shows as the hand-over "
-                   f"to it:\n\n{bench.profile_table(shares)}")
+                   f"to it:\n\n{bench.profile_table(shares)}\n\n"
+                   "The same data returned in each common shape (`benchmarks/bench_shapes.py`: a TypedDict, a "
+                   "pydantic model, a dataclass, a list of models, a float), median round trip with its p10-p90 "
+                   f"range:\n\n{shapes.table(shape_rows)}")
         readme.write_text(report.rewrite_section(readme.read_text(encoding="utf-8"), section, README_BEGIN, README_END), encoding="utf-8")
     print(f"\ndemo: wrote {out / 'results.json'} and {out / 'latency.png'} ({time.monotonic() - t:.0f} s)")
     if not adapted_ok:
