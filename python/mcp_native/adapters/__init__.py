@@ -529,11 +529,14 @@ def _major(version: str) -> int | None:
     return int(head) if head.isdigit() else None
 
 
-def _line(dist: str, version: str) -> int:
-    """The release line whose groups serve ``version``: its major line, or for a major line no
-    group is written for (a new major release), the newest."""
+def _line(dist: str, version: str) -> int | None:
+    """The release line whose groups serve ``version``: its major line; for a major release
+    newer than any group is written for, the newest line (its groups apply where the code is
+    unchanged); for an older line without groups (fastmcp 3.x, served by mcp 1.x's), None."""
     major = _major(version)
-    return major if any(g.dist == dist and g.major == major for g in GROUPS) else _NEWEST_LINE[dist]
+    if any(g.dist == dist and g.major == major for g in GROUPS):
+        return major
+    return _NEWEST_LINE[dist] if major is None or major > _NEWEST_LINE[dist] else None
 
 
 def _prove(spec: GroupSpec, version: str, installed: _proof.Installed) -> tuple[str | None, str]:
