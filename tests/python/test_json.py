@@ -7,6 +7,7 @@ import dataclasses
 import enum
 import json
 import math
+import sys
 import threading
 import tracemalloc
 from collections.abc import Callable
@@ -154,8 +155,12 @@ def test_depth_limit() -> None:
     # limit: deep documents holding them fail cleanly (a documented limitation).
     big = "[" * 500 + "1" * 30 + "]" * 500
     assert dumps(loads(big)) == big.encode()
-    with pytest.raises(JSONDecodeError, match="nested too deeply"):
-        loads("[" * 1020 + "1" * 30 + "]" * 1020)
+    deep_big = "[" * 1020 + "1" * 30 + "]" * 1020
+    if sys.version_info < (3, 12):
+        with pytest.raises(JSONDecodeError, match="nested too deeply"):
+            loads(deep_big)
+    else:  # 3.12's json is bounded by the C stack instead, and reads it
+        assert dumps(loads(deep_big)) == deep_big.encode()
     # Each value counts as a level: 1024 arrays can hold nothing more.
     for inner in ("1", "{}", "1" * 30):
         with pytest.raises(JSONDecodeError, match="depth") as info:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -533,10 +534,15 @@ def test_invalid_messages_beyond_simdjson_answer_with_the_exact_id(
 
 
 def test_lines_too_deep_for_the_fallback_parser_are_parse_errors() -> None:
-    # Python's json nests less deeply than simdjson; such lines cannot be read exactly.
+    # Python's json before 3.12 nests less deeply than simdjson; such lines cannot be read
+    # exactly there (3.12's json is bounded by the C stack instead, and reads this one).
     line = b'{"jsonrpc":"2.0","id":"x","method":"m","params":{"a":' + b"[" * 1020 + b'"\\ud800"' + b"]" * 1020 + b"}}"
     out = decode(line + b"\n" + GOOD + b"\n")
-    check_invalid(out[0], PARSE_ERROR, "x")
+    if sys.version_info < (3, 12):
+        check_invalid(out[0], PARSE_ERROR, "x")
+    else:
+        assert isinstance(out[0], jsonrpc.Request) and out[0].id == "x"
+        assert out[0].params == json.loads(line)["params"]
     assert out[1] == GOOD_MSG
 
 
