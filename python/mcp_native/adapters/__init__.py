@@ -21,10 +21,11 @@ Each patched attribute is checked to hold the function it should before it is re
   HTTP server paths write responses natively and answer a malformed envelope with ``-32600``;
 - ``client``: ``ClientSession.validate_tool_result`` validates ``structuredContent`` with the
   tool's output schema compiled once natively;
-- ``server``: MCPServer writes the text mirror of a tool's dict result natively from its
-  ``structuredContent``, and the server runner sends such a result without validating and
-  dumping it again (see ``adapters.mcp_server``); fastmcp tools validate their
-  ``structuredContent`` against their output schema before it is sent (fastmcp does not);
+- ``server``: MCPServer and fastmcp write the text mirror of a tool's result natively (a dict,
+  model, dataclass, list, tuple, str, number or bool: see ``adapters.mcp_server`` and
+  ``adapters.fastmcp_server``), and the server runner sends such a result without validating
+  and dumping it again; fastmcp tools validate their ``structuredContent`` against their output
+  schema before it is sent (fastmcp does not);
   azure-functions' MCP tools write their ``McpToolResult`` natively, mirrored and validated
   (see ``adapters.azure_functions``).
 
