@@ -88,7 +88,9 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=30, help="calls per round, server and payload")
     args = ap.parse_args()
     times = anyio.run(measure, args.rounds, args.calls)
-    versions = ", ".join(f"{d} {importlib.metadata.version(d)}" for d in ("mcp", "fastmcp") if d in sys.modules)
+    versions = ", ".join(
+        f"{d} {importlib.metadata.version(d)}" for d in ("mcp", "fastmcp") if importlib.util.find_spec(d)
+    )
     print(f"median round trip per tools/call over stdio ({versions}; {args.rounds} rounds x {args.calls} calls)")
     print("| server | payload | stock ms | mcp-native ms | adapted/stock | speed-up |")
     print("|---|---|---:|---:|---:|---:|")
