@@ -1,6 +1,7 @@
 """The mcp 1.x line (``adapters/mcp1_*.py``): the example servers of that line as a user writes
-them (``examples/lowlevel1_app.py``, ``examples/fastmcp1_app.py``) run as subprocesses, stock and
-adapted, answering raw JSON-RPC lines; the SDK's own client against them, stock and adapted.
+them (``examples/lowlevel1_app.py``, ``examples/fastmcp1_app.py``, and with fastmcp 2.x/3.x
+installed ``examples/fastmcp_app.py``) run as subprocesses, stock and adapted (``run`` and
+``install()``), answering raw JSON-RPC lines; the SDK's own client against them.
 
 These need ``mcp<2``: ``scripts/sdk-pairs`` runs them in its venvs of mcp 1.30.0, 1.26.0 and
 fastmcp 3.4.11 (on mcp 1.30.0); with mcp 2.x installed they are skipped."""
@@ -224,3 +225,25 @@ def test_install_in_the_program_adapts_its_server(tmp_path: Path) -> None:
     script.write_text(body.replace("os.path.dirname(os.path.abspath(__file__))", repr(str(LOWLEVEL.parent))))
     answers, _ = exchange(script, None, [request(1, "tools/list"), call(2, "broken_weather")])
     assert answers[2] == error_result(PROBLEM)
+
+
+@pytest.mark.parametrize("how", ["run", "install"])
+def test_a_fastmcp_server_on_mcp1_is_adapted(how: str, tmp_path: Path) -> None:
+    """fastmcp 2.x/3.x registers mcp 1.x's low-level handler: its results are checked by it."""
+    pytest.importorskip("fastmcp")
+    app = ROOT / "examples" / "fastmcp_app.py"
+    messages = [call(1, "get_weather"), call(2, "broken_weather"), call(3, "list_records", {"count": 200})]
+    if how == "run":
+        answers, _ = exchange(app, "error", messages)
+    else:  # install() as the program's first lines, then the unchanged server
+        script = tmp_path / "server.py"
+        script.write_text(
+            "import runpy, sys\nimport mcp_native.adapters\n\nmcp_native.adapters.install()\n"
+            f"sys.argv = [{str(app)!r}]\nrunpy.run_path({str(app)!r}, run_name='__main__')\n"
+        )
+        answers, _ = exchange(script, None, messages)
+    stock, _ = exchange(app, None, messages)
+    assert stock[2] == error_result(STOCK_PROBLEM)
+    assert answers[2] == error_result(PROBLEM)
+    assert answers[1] == stock[1] and answers[3] == stock[3]
+    assert answers[3]["structuredContent"]["total"] == 200
