@@ -56,14 +56,15 @@ def call(id: int, name: str, arguments: dict[str, Any] | None = None) -> dict[st
 
 def exchange(app: Path, mode: str | None, messages: list[dict[str, Any]]) -> tuple[dict[Any, Any], str]:
     """The results the server sends for ``messages`` (after the handshake), by id, and its
-    stderr. Stdin is closed once the last request is answered."""
+    stderr. Stdin is closed once every request is answered (the server answers them in any
+    order: it handles requests concurrently)."""
     init = request(
         0,
         "initialize",
         {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
     )
     lines = [init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *messages]
-    last = messages[-1]["id"]
+    ids = {m["id"] for m in messages if "id" in m}
     proc = subprocess.Popen(
         command(app, mode), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT
     )
@@ -74,7 +75,7 @@ def exchange(app: Path, mode: str | None, messages: list[dict[str, Any]]) -> tup
         proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in lines))
         proc.stdin.flush()
         answers: dict[Any, Any] = {}
-        while last not in answers:
+        while not ids <= answers.keys():
             line = proc.stdout.readline()
             assert line, f"the server ended without answering; answers: {answers}"
             message = json.loads(line)
