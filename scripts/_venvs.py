@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tomllib
 import xml.etree.ElementTree as ET
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,12 +55,13 @@ def built_core() -> Path:
     return Path(out.stdout.strip())
 
 
-def add_mcp_native(venv: Path, rev: str | None, metadata: bool = False) -> None:
+def add_mcp_native(venv: Path, rev: str | None, metadata: bool = False, wheel: Path | None = None) -> None:
     """A copy of the package (the working tree's, or as committed at rev) with the extension
     built in this checkout, in the venv's site-packages. ``metadata``: with a minimal
-    ``dist-info`` too, so that ``importlib.metadata.version("mcp-native")`` answers."""
+    ``dist-info`` too, so that ``importlib.metadata.version("mcp-native")`` answers. ``wheel``:
+    the extension of that wheel (for the venv's Python) and the libraries bundled beside it."""
     site = site_packages(venv)
-    core = built_core()
+    core = built_core() if wheel is None else None
     shutil.rmtree(site / "mcp_native", ignore_errors=True)
     if rev is None:
         shutil.copytree(
@@ -70,7 +72,12 @@ def add_mcp_native(venv: Path, rev: str | None, metadata: bool = False) -> None:
             ["git", "-C", str(ROOT), "archive", rev, "python/mcp_native"], check=True, capture_output=True
         ).stdout
         run(["tar", "-x", "--strip-components=1", "-C", str(site)], input=archive)
-    shutil.copy2(core, site / "mcp_native")
+    if core is not None:
+        shutil.copy2(core, site / "mcp_native")
+    else:
+        shutil.rmtree(site / "mcp_native.libs", ignore_errors=True)
+        with zipfile.ZipFile(wheel) as z:
+            z.extractall(site, [n for n in z.namelist() if n.startswith("mcp_native.libs/") or (n.startswith("mcp_native/_core.") and n.endswith(".so"))])
     for old in site.glob("mcp_native-*.dist-info"):
         shutil.rmtree(old)
     if metadata:

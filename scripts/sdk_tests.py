@@ -21,13 +21,15 @@ would not reach them).
 
 The adapted run must pass every test the stock run passes, except the tests listed for that
 release in ``tests/sdk_expected_differences.txt`` (tests that assert a behaviour the adapters
-change on purpose, each with its reason). Exit status 1 otherwise, or when install() refuses.
+change on purpose, each with its reason). Exit status 1 otherwise, when install() refuses, or when
+a run has no test outcome (pytest did not start or collected nothing).
 
     scripts/sdk-tests                          # mcp 2.3.0 and fastmcp 4.1.2, full suites
     scripts/sdk-tests --subset                 # their fast subset
     scripts/sdk-tests --matrix --subset        # the newest patch of every minor line (.ci/run)
     scripts/sdk-tests --release fastmcp==4.1.2 --release mcp==2.2.0
     scripts/sdk-tests --matrix --stock-only    # then --adapted-only compares with that stock run
+    scripts/sdk-tests --python 3.13 --subset   # on CPython 3.13, the extension of its wheel in dist/
 """
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "build" / "sdk-tests"
+# The interpreter of the release venvs, and the wheel whose extension the adapted runs use
+# (None: the one scripts/setup built in .venv); --python sets both, and WORK.
+PYTHON = sys.executable
+WHEEL: Path | None = None
 EXPECTED = ROOT / "tests" / "sdk_expected_differences.txt"
 
 # The newest patch release of each supported minor line.
@@ -145,8 +151,9 @@ def spec_of(sdk: str, version: str) -> dict:
 
 
 # Dev-group entries that are not needed to run the tests or cannot install from the registry:
-# a git-only dependency, the type checker.
-SKIP_DEPS = {"strict-no-cover", "pyright"}
+# a git-only dependency, the type checker, and pdbpp (a debugger that replaces pdb; on Python
+# 3.13 pytest fails to start with it: module 'pdb' has no attribute 'itertools').
+SKIP_DEPS = {"strict-no-cover", "pyright", "pdbpp"}
 # What builds the packages installed from an sdist's folders, without build isolation.
 BUILD_DEPS = ["hatchling", "uv-dynamic-versioning", "setuptools", "wheel"]
 
@@ -208,7 +215,7 @@ def prepare_deps(sdk: str) -> Path:
             return venv
         t = step(f"{sdk}: creating the environment of the test dependencies of {newest} (minutes, once)")
         shutil.rmtree(venv, ignore_errors=True)
-        run([sys.executable, "-m", "venv", str(venv)])
+        run([PYTHON, "-m", "venv", str(venv)])
         py = venv / "bin" / "python"
         quiet([str(py), "-m", "pip", "install", "-q", "--upgrade", "pip", *BUILD_DEPS])
         pip_install(venv, venv, reqs, newest)
@@ -232,7 +239,7 @@ def prepare_release(sdk: str, version: str, deps: Path) -> tuple[Path, Path]:
         return src, venv
     t = step(f"{label(sdk, version)}: installing the release next to the test dependencies")
     shutil.rmtree(venv, ignore_errors=True)
-    run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    run([PYTHON, "-m", "venv", "--without-pip", str(venv)])
     # Read before mcp_native's .pth (site runs them in name order): later lines import from deps/.
     (site_packages(venv) / "00_sdk_test_deps.pth").write_text(f"import site; site.addsitedir({str(site_packages(deps))!r})\n")
     pip_install(deps, venv, reqs, version)
@@ -275,6 +282,7 @@ def install_adapters(venv: Path, on: bool) -> str:
 
 def run_suite(src: Path, venv: Path, deps: Path, what: str, paths: list[str], report: Path, workers: bool = True) -> dict[str, str]:
     t = step(f"{what}: running the test suite")
+    report.unlink(missing_ok=True)  # an earlier run's must not stand for this one
     proc = subprocess.run(
         [str(venv / "bin" / "python"), "-m", "pytest", "-q", *(["-n", "2"] if workers else []), "-p", "no:cacheprovider",
          "--color=no", "-o", "log_cli=false", f"--junitxml={report}",
@@ -286,10 +294,10 @@ def run_suite(src: Path, venv: Path, deps: Path, what: str, paths: list[str], re
         # dependencies' (monty) by name.
         env={**os.environ, "PATH": os.pathsep.join([str(venv / "bin"), str(deps / "bin"), os.environ["PATH"]])},
         cwd=src, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
-    if not report.exists():  # pytest did not start
+    outcomes = parse_report(report) if report.exists() else {}
+    if not outcomes:  # pytest did not start, or ran nothing: no comparison can pass
         print(proc.stdout[-3000:])
-        return {}
-    outcomes = parse_report(report)
+        sys.exit(f"sdk-tests: {what}: no test ran")
     print(f"sdk-tests: {what}: {counts(outcomes)} ({time.monotonic() - t:.0f} s)", flush=True)
     return outcomes
 
@@ -334,7 +342,7 @@ def judge(sdk: str, version: str, args: argparse.Namespace) -> dict[str, object]
             row["stock"] = f"{counts(stock)} ({time.monotonic() - t:.0f} s)"
         if args.stock_only:
             return row
-        add_mcp_native(venv, args.at)
+        add_mcp_native(venv, args.at, wheel=WHEEL)
         report = install_adapters(venv, on=True)
         if not report:
             row["adapted"] = "install(strict=True) refused"
@@ -380,7 +388,19 @@ def main() -> int:
     ap.add_argument("--stock-only", action="store_true", help="only the stock runs")
     ap.add_argument("--adapted-only", action="store_true", help="only the adapted runs, compared with the last stock run")
     ap.add_argument("--at", metavar="REV", help="test mcp_native as committed at REV, not the working tree")
+    ap.add_argument("--python", metavar="X.Y", help="run on CPython X.Y (found as scripts/wheel finds it) with the "
+                    "extension of its wheel in dist/; environments under build/sdk-tests-X.Y/")
     args = ap.parse_args()
+    if args.python:
+        global WORK, PYTHON, WHEEL
+        wheels = sorted(ROOT.glob(f"dist/mcp_native-*-cp{args.python.replace('.', '')}-*.whl"))
+        if not wheels:
+            ap.error(f"no wheel for CPython {args.python} in dist/: run scripts/wheel")
+        find = subprocess.run(["bash", "-c", '. scripts/_cpython.sh && cpython "$1"', "sdk-tests", args.python],
+                              cwd=ROOT, capture_output=True, text=True)
+        if find.returncode:
+            ap.error(find.stderr.strip())
+        WORK, PYTHON, WHEEL = ROOT / "build" / f"sdk-tests-{args.python}", find.stdout.strip(), wheels[-1]
     chosen = [*(MATRIX if args.matrix else []), *args.release] or DEFAULT
     releases = [r.split("==") for r in dict.fromkeys(chosen)]
     for sdk, _ in releases:
