@@ -85,10 +85,9 @@ async def measure(rounds: int, calls: int) -> list[dict[str, Any]]:
                             times[key].append(time.perf_counter() - t0)
                             assert not result.is_error, result
                         cpu[key] += await bench.server_cpu(session, pids[fw, mode], cpu_file) - c0
-                print(f"\rshapes: round {r + 1}/{rounds}", end="", file=sys.stderr, flush=True)
+                print(f"shapes: round {r + 1}/{rounds}", file=sys.stderr, flush=True)
         finally:
             adapters.uninstall()
-            print(file=sys.stderr)
     rows = []
     for fw, size, shape, _tool in keys:
         row: dict[str, Any] = {"framework": fw, "payload": size, "shape": shape}
