@@ -11,7 +11,7 @@ framework and the event loop (cProfile), then shows two correctness differences 
   refuses it with an ``isError`` result naming the failing value.
 
 Writes ``demo/results.json``, ``demo/latency.png`` and the table under the chart in README.md;
-``--quick`` (2 rounds of 5 calls, about 30 s once ``scripts/setup`` has built the package; on a
+``--quick`` (2 rounds of 5 calls, about 1.5 minutes once ``scripts/setup`` has built the package; on a
 fresh clone that build takes 2-3 minutes more) writes to ``build/demo-quick/`` (or ``--out``)
 instead, leaving the published results alone, and labels its chart as a quick run. The servers'
 logs go to ``servers.log`` beside the results (``build/demo-servers.log`` for the full run).
@@ -125,7 +125,7 @@ def chart(summary: dict[str, Any], path: Path) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="a smoke run: about 30 s once the package is built")
+    ap.add_argument("--quick", action="store_true", help="a smoke run: about 1.5 minutes once the package is built")
     ap.add_argument("--out", type=Path, help="write results.json and latency.png there (--quick only; default: build/demo-quick)")
     args = ap.parse_args()
     if args.out and not args.quick:
