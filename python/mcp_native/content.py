@@ -6,6 +6,7 @@ value) naming the field. Binary data given as ``bytes`` is base64-encoded native
 appears in 2025-11-25) are checked against ``protocol_version``.
 """
 
+import base64
 import binascii
 import re
 from collections.abc import Mapping, Sequence
@@ -76,7 +77,9 @@ def _base64(field: str, value: object) -> str:
     """bytes-like -> base64 text; str -> checked to be strict, padded base64."""
     if isinstance(value, str):
         try:
-            binascii.a2b_base64(value, strict_mode=True)
+            # validate=True: only the alphabet, right padding, nothing after it; the same verdicts
+            # as a2b_base64's strict_mode, which Python 3.10 lacks.
+            base64.b64decode(value, validate=True)
         except (binascii.Error, ValueError) as e:
             raise ValueError(f"{field}: not valid base64 ({e})") from None
         return value
