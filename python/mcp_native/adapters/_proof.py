@@ -88,6 +88,18 @@ def _find(body: Iterable[ast.stmt], name: str) -> ast.stmt | None:
     return found
 
 
+def _dump(node: object) -> str:
+    """What ``ast.dump`` shows of a tree, in one layout on every Python: a field that is empty
+    or None is left out (3.12 added ``type_params=[]`` to definitions, 3.13's ``ast.dump`` omits
+    such fields), so that one source has one fingerprint whichever Python reads it."""
+    if isinstance(node, ast.AST):
+        fields = ", ".join(f"{k}={_dump(v)}" for k, v in ast.iter_fields(node) if v is not None and v != [])
+        return f"{type(node).__name__}({fields})"
+    if isinstance(node, list):
+        return f"[{', '.join(_dump(item) for item in node)}]"
+    return repr(node)
+
+
 def fingerprints(source: bytes, qualnames: Iterable[str]) -> dict[str, str]:
     """The fingerprint of each qualified name (``"f"``, ``"Class.method"``) defined in ``source``."""
     tree = ast.parse(source)
@@ -104,8 +116,7 @@ def fingerprints(source: bytes, qualnames: Iterable[str]) -> dict[str, str]:
             out[qualname] = MISSING
             continue
         _strip_docstrings(node)
-        dump = ast.dump(node, annotate_fields=True, include_attributes=False)
-        out[qualname] = hashlib.sha256(dump.encode()).hexdigest()[:16]
+        out[qualname] = hashlib.sha256(_dump(node).encode()).hexdigest()[:16]
     return out
 
 
