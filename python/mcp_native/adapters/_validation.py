@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from ..errors import ValidationError
 from ..schema import Validator
+
+logger = logging.getLogger("mcp_native.adapters")
 
 # A tool's output schema is a long-lived dict (the tool's own, or the one a client keeps from
 # tools/list), so it is looked up by identity: a new listing or a changed tool brings a new dict
@@ -37,3 +40,12 @@ def first_error(validator: Validator, instance: Any) -> ValidationError | None:
 def mismatch(tool: str, error: ValidationError) -> str:
     """What a tool's result that violates its output schema is told: the value and its pointer."""
     return f"Output validation error: the result of tool {tool!r} does not match its output schema: {error}"
+
+
+def client_refuses(problem: str, mode: str) -> None:
+    """The client's answer to a result that fails its tool's output schema: the SDK's
+    ``RuntimeError``, or in mode "warn" a warning and the result as it is."""
+    if mode == "warn":
+        logger.warning("%s", problem)
+        return
+    raise RuntimeError(problem)

@@ -19,7 +19,6 @@ from typing import Any
 from ..errors import SchemaError
 from . import _validation
 
-logger = logging.getLogger("mcp_native.adapters")
 # The stock method's logger, for its own warning.
 _session_logger = logging.getLogger("client")
 
@@ -49,7 +48,4 @@ async def validate_tool_result(self: Any, name: str, result: Any) -> None:
         if error is None:
             return
         problem = f"Invalid structured content returned by tool {name}: {error}"
-    if mode == "warn":
-        logger.warning("%s", problem)
-        return
-    raise RuntimeError(problem)
+    _validation.client_refuses(problem, mode)

@@ -16,7 +16,6 @@ from ..errors import SchemaError
 from ..schema import Validator
 from . import _validation
 
-logger = logging.getLogger("mcp_native.adapters")
 # The stock method's logger, for its own warning.
 _session_logger = logging.getLogger("client")
 
@@ -56,10 +55,7 @@ async def validate_tool_result(self: Any, name: str, result: Any) -> None:
         if error is None:
             return
         problem = f"Invalid structured content returned by tool {name}: {error}"
-    if mode == "warn":
-        logger.warning("%s", problem)
-        return
-    raise RuntimeError(problem)
+    _validation.client_refuses(problem, mode)
 
 
 # ``validate_server_result`` (the session checks each response against the negotiated version's
