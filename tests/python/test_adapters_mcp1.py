@@ -19,6 +19,9 @@ from typing import Any
 
 import pytest
 
+if sys.version_info < (3, 11):
+    from exceptiongroup import BaseExceptionGroup  # anyio's backport on 3.10
+
 if not importlib.metadata.version("mcp").startswith("1."):
     pytest.skip("needs the mcp 1.x line (scripts/sdk-pairs runs it on mcp 1.30.0 and 1.26.0)", allow_module_level=True)
 
