@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 
-class ProtocolVersion(str, enum.Enum):  # noqa: UP042  (enum.StrEnum is 3.11+; the package runs on 3.10)
+class ProtocolVersion(str, enum.Enum):
     """An MCP protocol version, by its name. The SDKs still negotiate the two oldest; the
     package has the schemas of the three newest (:data:`SCHEMA_VERSIONS`)."""
 

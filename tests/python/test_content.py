@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -77,7 +77,7 @@ def test_exact_shapes() -> None:
 
 
 def test_annotations_builder() -> None:
-    when = datetime(2025, 1, 12, 15, 0, 58, tzinfo=UTC)
+    when = datetime(2025, 1, 12, 15, 0, 58, tzinfo=timezone.utc)
     assert c.annotations(audience=("user",), priority=1, last_modified=when) == {
         "audience": ["user"],
         "priority": 1,

@@ -248,7 +248,7 @@ def test_loads_str_with_lone_surrogate() -> None:
 # --- dumps ------------------------------------------------------------------------------------
 
 
-class Color(str, enum.Enum):  # noqa: UP042 - the str mixin is what is tested, not StrEnum
+class Color(str, enum.Enum):
     RED = "red"
 
 

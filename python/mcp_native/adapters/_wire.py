@@ -14,7 +14,7 @@ from mcp.shared.message import SessionMessage
 from .. import jsonrpc
 
 if TYPE_CHECKING:
-    from typing import Self  # 3.11+: annotations only, the package runs on 3.10
+    from typing_extensions import Self  # typing.Self is 3.11+; the package runs on 3.10
 
 
 def sdk_message(item: jsonrpc.Message) -> mcp_types.JSONRPCMessage:
