@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from mcp_native import adapters
-from mcp_native.adapters import mcp_server
+from mcp_native.adapters import _mirror, mcp_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("adapters_restored")]
 VERSIONS = sorted(v for m, v in SERVER_RESULTS if m == "tools/call")
@@ -344,7 +344,7 @@ async def test_the_mark_goes_with_the_result() -> None:
     import gc
 
     gc.collect()
-    assert len(mcp_server._proven) == 0
+    assert len(_mirror._proven) == 0
 
 
 # -- fastmcp ----------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from pydantic import BaseModel
 from .._core import pydantic_json_text
 from ..errors import SchemaError
 from . import _validation
-from .mcp_server import mirrors
+from ._mirror import mirrors
 
 logger = logging.getLogger("mcp_native.adapters")
 
