@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import importlib.metadata
 import json
 import os
 import subprocess
@@ -287,6 +288,86 @@ def test_an_mcp_return_annotation_asks_for_the_result_schema(adapted: adapters.R
     assert json.loads(call_as_worker(function))["type"] == "image"
 
 
+def binding(function: Any) -> dict[str, Any]:
+    """The tool trigger's binding as the worker hands it to the host (the function's metadata)."""
+    (trigger,) = [b for b in map(json.loads, function.get_raw_bindings()) if b["type"] == "mcpToolTrigger"]
+    return trigger  # type: ignore[no-any-return]
+
+
+def test_the_derived_schema_is_published_and_every_result_conforms(
+    adapted: adapters.Report, call_tool_result_schema: Validator
+) -> None:
+    tools = indexed(function_app())
+    published = {name: binding(f).get("outputSchema") for name, f in tools.items()}
+    schemas = {name: json.loads(text) for name, text in published.items() if text is not None}
+    # No schema where MCPServer derives none: str, Any, a class pydantic cannot describe.
+    assert sorted(schemas) == ["count_invalid", "order", "point", "weather_dict", "weather_typed"]
+    assert schemas["count_invalid"] == {
+        "type": "object",
+        "title": "Count",
+        "properties": {"n": {"type": "integer", "title": "N"}},
+        "required": ["n"],
+    }
+    for name, schema in schemas.items():
+        # The host's check of an outputSchema (McpInputSchemaJsonUtilities.IsValidMcpToolJsonSchema).
+        assert schema["type"] == "object", name
+        assert isinstance(schema.get("properties", {}), dict) and isinstance(schema.get("required", []), list)
+        result = read_as_host(call_as_worker(tools[name]))
+        if not result.get("isError"):  # what a client checks against the listed schema
+            Validator(schema).validate(result["structuredContent"])
+    assert read_as_host(call_as_worker(tools["count_invalid"]))["isError"] is True
+    adapters.uninstall()
+    assert not any("outputSchema" in binding(f) for f in indexed(function_app()).values())
+
+
+def mixed_app() -> Any:
+    """Tools returning content blocks beside plain dicts."""
+    app = func.FunctionApp()
+    image = {"type": "image", "data": PNG, "mimeType": "image/png"}
+
+    @app.mcp_tool(use_result_schema=True)
+    def block_first() -> Any:
+        return [TextContent(type="text", text="Badge"), image]
+
+    @app.mcp_tool(use_result_schema=True)
+    def dict_first() -> Any:
+        return [image, TextContent(type="text", text="Badge")]
+
+    @app.mcp_tool(use_result_schema=True)
+    def not_a_block() -> Any:
+        return [TextContent(type="text", text="Badge"), {"badge": 1}]
+
+    @app.mcp_tool(use_result_schema=True)
+    def not_a_dict() -> Any:
+        return [TextContent(type="text", text="Badge"), "Badge"]
+
+    return app
+
+
+def test_a_list_of_blocks_and_block_dicts_is_a_call_tool_result(
+    adapted: adapters.Report, call_tool_result_schema: Validator
+) -> None:
+    tools = indexed(mixed_app())
+    fixed = {name: call_as_worker(tools[name]) for name in ("block_first", "dict_first")}
+    text, image = {"type": "text", "text": "Badge"}, {"type": "image", "data": PNG, "mimeType": "image/png"}
+    assert check_contract(fixed["block_first"], call_tool_result_schema) == {"content": [text, image]}
+    assert check_contract(fixed["dict_first"], call_tool_result_schema) == {"content": [image, text]}
+    with pytest.raises(ValueError, match=r"tool result\[1\]\.type: None is not one of audio, image"):
+        call_as_worker(tools["not_a_block"])
+    with pytest.raises(TypeError, match=r"tool result\[1\]: expected a content block dict, got str"):
+        call_as_worker(tools["not_a_dict"])
+    adapters.uninstall()
+    stock = indexed(mixed_app())
+    # Stock reads a list by its first item: not a block it knows, and the wrapper returns nothing.
+    if int(importlib.metadata.version("azure-functions").split(".")[0]) >= 2:
+        # 2.x takes the dicts after a first block as blocks (any dict: not_a_block's too).
+        assert call_as_worker(stock["block_first"]) == fixed["block_first"]
+        assert "badge" in call_as_worker(stock["not_a_block"])
+    else:  # 1.x knows no mcp 2.x block
+        assert call_as_worker(stock["block_first"]) == ""
+    assert call_as_worker(stock["dict_first"]) == ""
+
+
 def test_a_result_json_cannot_hold_is_a_clear_error(adapted: adapters.Report) -> None:
     app = func.FunctionApp()
 
@@ -318,7 +399,9 @@ def test_tools_without_result_schema_keep_the_stock_wrapper(adapted: adapters.Re
     def plain(city: str) -> str:
         return f"sunny in {city}"
 
-    assert call_as_worker(indexed(app)["plain"]) == "sunny in Paris"
+    (function,) = indexed(app).values()
+    assert call_as_worker(function) == "sunny in Paris"
+    assert "outputSchema" not in binding(function)  # the host wraps its result: no structured content
 
 
 def test_uninstall_restores_the_decorator(adapted: adapters.Report) -> None:

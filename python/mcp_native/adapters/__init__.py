@@ -416,6 +416,9 @@ GROUPS: tuple[GroupSpec, ...] = (
                 f"{_AZURE_APP}:Function.add_trigger",
                 "azure.functions.decorators.mcp:_MCPToolTrigger",
                 "azure.functions.mcp:MCPToolContext",
+                # How the trigger's output_schema reaches the binding JSON as "outputSchema".
+                "azure.functions.decorators.utils:BuildDictMeta.add_to_dict",
+                "azure.functions.decorators.core:Binding.get_dict_repr",
                 # How the worker hands the wrapper's str to the host.
                 "azure.functions.mcp:_MCPToolTriggerConverter.encode",
             ),

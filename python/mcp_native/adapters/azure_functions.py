@@ -13,13 +13,21 @@ writes the text with :func:`mcp_native._core.mcp_tool_result`, in ``json.dumps``
   stock's bytes wherever stock's result is right;
 - the structured content is checked against an output schema derived from the return annotation
   as MCPServer derives one (pydantic's JSON Schema of the annotation; a list or a scalar is
-  wrapped as ``{"result": ...}``): the Python programming model declares none. In mode "error"
-  a violating result becomes an ``isError`` result naming the value and its JSON Pointer; "warn"
-  logs it and sends the result; "off" checks nothing;
+  wrapped as ``{"result": ...}``): the Python programming model declares none. The annotation
+  is read when the decorator runs, so a class it names must be defined above the tool. In mode
+  "error" a violating result becomes an ``isError`` result naming the value and its JSON
+  Pointer; "warn" logs it and sends the result; "off" checks nothing;
+- that schema is published as the trigger binding's ``outputSchema`` (a JSON text, as the .NET
+  worker writes it), which the host's MCP extension lists in ``tools/list`` from its release
+  1.5.0 (older ones do not read it). Neither azure-functions line's ``mcp_tool`` takes a
+  schema of its own, so there is none to keep;
 - a ``str`` is a text block; it keeps stock's structured content only when it is a JSON object;
 - mcp SDK content blocks, lists of them and ``CallToolResult`` are dumped with the schema's field
   names (``structuredContent``, ``isError``), and a ``CallToolResult`` whose structured content
-  has no text block gets the mirror first;
+  has no text block gets the mirror first. A list mixing blocks with dicts is a
+  ``CallToolResult`` whose dicts are taken as blocks, as azure-functions 2.x takes them, once each
+  has a content ``type`` (2.x passes any dict on; stock reads a list by its first item and
+  returns an empty result when that is a dict, and 1.x for any mcp 2.x block);
 - a return annotation of an mcp 2.x type turns ``use_result_schema`` on, as azure-functions 2.x
   detects it (1.x looks for the module ``mcp.types``, where mcp 2.x types no longer live).
 
@@ -42,6 +50,7 @@ from typing import Any
 from azure.functions.mcp import MCPToolContext  # type: ignore[import-not-found]  # (untyped; absent in .venv)
 
 from .. import _core
+from ..content import check_block
 from ..errors import SchemaError
 from ..tools import mcp_tool_result
 from . import _validation
@@ -54,7 +63,6 @@ stock_mcp_tool: Callable[..., Any] | None = None  # set by install()
 # What the host's clients negotiate is not known to the worker: structured content is kept to
 # an object, which every protocol version accepts.
 _PROTOCOL = "2025-11-25"
-_NO_SCHEMA: Any = object()
 
 
 def mcp_tool(self: Any, metadata: str | None = None, use_result_schema: bool | None = False) -> Any:
@@ -70,22 +78,29 @@ def mcp_tool(self: Any, metadata: str | None = None, use_result_schema: bool | N
         stock_wrapper = function._func
         user = stock_wrapper.__wrapped__
         signature = inspect.signature(user)
-        if not trigger.use_result_schema and _is_mcp_type(_return_annotation(user)):
+        annotation = _return_annotation(user)
+        if not trigger.use_result_schema and _is_mcp_type(annotation):
             trigger.use_result_schema = True
         if trigger.use_result_schema:
-            function._func = _wrapper(user, signature, stock_wrapper.__signature__)
+            schema = output_schema(annotation)
+            if schema is not None:
+                # The binding's fields are its init_params, camel-cased by get_dict_repr (as a
+                # generic binding's extra keywords are): "outputSchema".
+                trigger.output_schema = _core.dumps(schema).decode()
+                trigger.init_params.append("output_schema")
+            function._func = _wrapper(user, signature, stock_wrapper.__signature__, schema)
         return builder
 
     return decorator
 
 
-def _wrapper(user: Callable[..., Any], signature: inspect.Signature, wrapper_signature: Any) -> Any:
+def _wrapper(
+    user: Callable[..., Any], signature: inspect.Signature, wrapper_signature: Any, schema: dict[str, Any] | None
+) -> Any:
     name = user.__name__
-    schema = _NO_SCHEMA  # derived on the first call: the annotation may name a class defined later
 
     @functools.wraps(user)
     async def wrapper(context: str, *args: Any, **kwargs: Any) -> str:
-        nonlocal schema
         # The arguments as stock binds them.
         request = json.loads(context)
         arguments = request.get("arguments", {})
@@ -101,8 +116,6 @@ def _wrapper(user: Callable[..., Any], signature: inspect.Signature, wrapper_sig
             result = await result
         if result is None:
             return ""
-        if schema is _NO_SCHEMA:
-            schema = output_schema(_return_annotation(user))
         return convert(name, result, schema)
 
     wrapper.__signature__ = wrapper_signature  # type: ignore[attr-defined]
@@ -119,8 +132,11 @@ def convert(name: str, result: Any, schema: dict[str, Any] | None) -> str:
         if isinstance(result, blocks):
             dumped = _dump_block(result)
             return _core.mcp_tool_result(dumped["type"], dumped, None, False)
-        if type(result) is list and result and all(isinstance(b, blocks) for b in result):
-            return _core.mcp_tool_result("call_tool_result", {"content": [_dump_block(b) for b in result]}, None, False)
+        if type(result) is list and any(isinstance(b, blocks) for b in result):
+            dumped_blocks = [
+                _dump_block(b) if isinstance(b, blocks) else _given_block(i, b) for i, b in enumerate(result)
+            ]
+            return _core.mcp_tool_result("call_tool_result", {"content": dumped_blocks}, None, False)
     if isinstance(result, str):
         return _text(result)
     structured = _structured(result)
@@ -140,8 +156,8 @@ def _mcp_types(result: Any) -> Any:
     """``mcp.types`` when the result may be one of its types (or a list of them), else None."""
     mcp_types = sys.modules.get("mcp.types")
     if mcp_types is None:
-        first = result[0] if type(result) is list and result else result
-        if not type(first).__module__.startswith(("mcp.", "mcp_types")):
+        items = result if type(result) is list else (result,)
+        if not any(type(item).__module__.startswith(("mcp.", "mcp_types")) for item in items):
             return None
         import mcp.types as mcp_types
     return mcp_types
@@ -200,6 +216,13 @@ def _dump_block(block: Any) -> dict[str, Any]:
     return dumped
 
 
+def _given_block(index: int, block: Any) -> Any:
+    """A dict beside mcp blocks in a tool's list result: a content block as it is, once it has a
+    content type (TypeError or ValueError naming its index otherwise)."""
+    check_block(f"tool result[{index}]", block)
+    return block
+
+
 @functools.cache
 def _block_types(mcp_types: Any) -> tuple[type, ...]:
     return (
@@ -245,6 +268,8 @@ def output_schema(annotation: Any) -> dict[str, Any] | None:
     ``result`` member of an object. None where MCPServer has none (no annotation, ``str``, bare
     ``dict``, ``Any``, content types, classes pydantic cannot describe) or pydantic is absent."""
     if annotation is inspect.Signature.empty or annotation in (str, dict, Any, None, type(None)):
+        return None
+    if isinstance(annotation, str):  # a name not resolvable in the tool's module: no schema
         return None
     if _is_mcp_type(annotation) or (isinstance(annotation, type) and annotation.__module__.startswith("mcp.")):
         return None
