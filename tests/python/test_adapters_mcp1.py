@@ -211,7 +211,7 @@ def test_install_patches_and_uninstall_restores_exactly() -> None:
     session: Any = ClientSession
     stock = (server.call_tool, session._validate_tool_result)
     rep = adapters.install()
-    assert set(rep.patched) == {"lowlevel-validation-1x", "client-validation-1x"}
+    assert set(rep.patched) == {"lowlevel-validation-1x", "client-validation-1x", "stdio-server-1x", "stdio-client-1x"}
     assert server.call_tool is mcp1_lowlevel.call_tool
     assert session._validate_tool_result is mcp1_client.validate_tool_result
     adapters.uninstall()

@@ -1,4 +1,4 @@
-"""The adapted stdio server transport (mcp_native.adapters.stdio) at the edges of a session:
+"""The adapted stdio server transport (mcp_native.adapters._stdio_server) at the edges of a session:
 requests piped in just before the end of input, a request cancelled or still running then, a
 client that dies during a large write, and senders waiting behind a slow reader. Real server
 processes (MCPServer and fastmcp) and real pipes; the long, timed version of these scenarios is
@@ -24,7 +24,7 @@ pytest.importorskip("fastmcp")
 
 import mcp_types
 
-from mcp_native.adapters import _wire, stdio
+from mcp_native.adapters import _stdio_server, _wire
 
 pytestmark = [pytest.mark.usefixtures("adapters_restored")]
 
@@ -249,10 +249,10 @@ def response(n: int, size: int) -> mcp_types.JSONRPCResponse:
     return mcp_types.JSONRPCResponse(jsonrpc="2.0", id=n, result={"pad": "x" * size})
 
 
-def pipe_writer() -> tuple[int, stdio._PipeWriter]:
+def pipe_writer() -> tuple[int, _stdio_server._PipeWriter]:
     r, w = os.pipe()
     os.set_blocking(w, False)
-    return r, stdio._PipeWriter(w, stdio._Unanswered())
+    return r, _stdio_server._PipeWriter(w, _stdio_server._Unanswered())
 
 
 @pytest.mark.anyio
@@ -303,7 +303,7 @@ async def test_senders_waiting_behind_a_slow_reader_hold_no_encoded_line(monkeyp
 
     real = _wire.encode
     monkeypatch.setattr(_wire, "encode", counting)
-    monkeypatch.setattr(stdio, "encode", counting)
+    monkeypatch.setattr(_stdio_server, "encode", counting)
     r, writer = pipe_writer()
     size = 1 << 20
     try:

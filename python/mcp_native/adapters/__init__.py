@@ -15,9 +15,11 @@ Each patched attribute is checked to hold the function it should before it is re
 :func:`uninstall` puts the originals back. What changes:
 
 - ``transport``: the stdio server transport frames and parses lines natively, answers every
-  malformed line with its JSON-RPC error, and writes responses natively (see ``adapters.stdio``);
-  with ``client`` too, the stdio client transport frames and parses the server's lines natively
-  without relay tasks (see ``adapters.mcp_stdio_client``); both Streamable
+  malformed line with its JSON-RPC error, and writes responses natively (see
+  ``adapters._stdio_server``, entered by ``adapters.stdio`` on mcp 2.x and ``adapters.mcp1_stdio``
+  on 1.x); with ``client`` too, the stdio client transport frames and parses the server's lines
+  natively without relay tasks (``adapters._stdio_client``, entered by
+  ``adapters.mcp_stdio_client`` and ``adapters.mcp1_stdio_client``); both Streamable
   HTTP server paths write responses natively and answer a malformed envelope with ``-32600``;
 - ``client``: ``ClientSession.validate_tool_result`` validates ``structuredContent`` with the
   tool's output schema compiled once natively;
@@ -132,6 +134,17 @@ _WIRE = (
     "mcp_types.jsonrpc:JSONRPCResponse",
     "mcp_types.jsonrpc:JSONRPCError",
     "mcp_types.jsonrpc:ErrorData",
+)
+# mcp 1.x: the same models in mcp.types, each message wrapped in the JSONRPCMessage root model.
+_WIRE_1X = (
+    "mcp.shared.message:SessionMessage",
+    "mcp.types:JSONRPCMessage",
+    "mcp.types:JSONRPCRequest",
+    "mcp.types:JSONRPCNotification",
+    "mcp.types:JSONRPCResponse",
+    "mcp.types:JSONRPCError",
+    "mcp.types:ErrorData",
+    "mcp.types:CONNECTION_CLOSED",
 )
 _HTTP = "mcp.server.streamable_http"
 _HTTP_MODERN = "mcp.server._streamable_http_modern"
@@ -364,6 +377,45 @@ GROUPS: tuple[GroupSpec, ...] = (
         settings=("mode",),
     ),
     # mcp 1.x, and fastmcp 2.x/3.x running on it (adapters/mcp1_*.py).
+    GroupSpec(
+        "stdio-server-1x",
+        "mcp",
+        "stdio server",
+        ("transport",),
+        "stdio server transport: native framing and writes",
+        (Target("mcp.server.stdio", "stdio_server", "mcp1_stdio", "stdio_server", "stock_stdio_server"),),
+        (
+            # How the session reads the stream (an Exception item, the end of input closing its
+            # write stream) and correlates the client's answers.
+            "mcp.shared.session:BaseSession._receive_loop",
+            "mcp.shared.session:BaseSession._normalize_request_id",
+            *_WIRE_1X,
+        ),
+        bindings={
+            "mcp": ("mcp", "mcp.server.fastmcp.server", "mcp.server.__main__"),
+            "fastmcp": ("fastmcp.server.mixins.transport", "fastmcp.server.low_level", "fastmcp.server.server"),
+        },
+        line=1,
+    ),
+    GroupSpec(
+        "stdio-client-1x",
+        "mcp",
+        "stdio client",
+        ("transport", "client"),
+        "stdio client transport: native framing, no relay tasks",
+        (Target("mcp.client.stdio", "stdio_client", "mcp1_stdio_client", "stdio_client", "stock_stdio_client"),),
+        (
+            "mcp.client.stdio:_get_executable_command",
+            "mcp.client.stdio:_create_platform_compatible_process",
+            "mcp.client.stdio:get_default_environment",
+            "mcp.client.stdio:_terminate_process_tree",
+            "mcp.client.stdio:PROCESS_TERMINATION_TIMEOUT",
+            "mcp.client.stdio:StdioServerParameters",
+            *_WIRE_1X,
+        ),
+        bindings={"mcp": ("mcp",), "fastmcp": ("fastmcp.client.transports.stdio", "fastmcp.client.transports")},
+        line=1,
+    ),
     GroupSpec(
         "lowlevel-validation-1x",
         "mcp",

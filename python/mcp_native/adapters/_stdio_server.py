@@ -1,8 +1,7 @@
-"""The stdio server transport of the ``mcp`` SDK (used by MCPServer, the low-level ``Server`` and
-fastmcp), with native framing.
-
-Same contract as ``mcp.server.stdio.stdio_server``: it claims fd 0 and 1 the same way (through
-the SDK's own helpers) and yields the same pair of streams of ``SessionMessage``. What differs:
+"""The native stdio server transport, shared by both SDK lines (``adapters.stdio`` for mcp
+2.x, ``adapters.mcp1_stdio`` for mcp 1.x, each of which claims fd 0 and 1 as its stock
+transport would and falls back to it where this cannot serve). :func:`serve` yields the same
+pair of streams of ``SessionMessage`` as the stock transports. What differs:
 
 - lines are framed and parsed by :class:`mcp_native.jsonrpc.Decoder`: every malformed line (bad
   JSON or UTF-8, a wrong envelope, a batch, a line over the size limit) is answered with its
@@ -20,15 +19,12 @@ the SDK's own helpers) and yields the same pair of streams of ``SessionMessage``
   once is finished by a task of the transport, as the writer task would), the transport
   failing when a write fails;
 - at the end of input (a client that writes its requests and closes stdin), the end of the
-  stream, on which the SDK cancels the handlers still running, waits until every request read
-  has been answered, for at most :data:`EOF_GRACE_SECONDS`; the server's own requests, which
-  the client can no longer answer, get the SDK's "Connection closed" at once; a request the
-  session still leaves unanswered gets that error from the transport. Stock answers what
-  finishes before its relay tasks pass the end on, and nothing for a handler cancelled while
-  it sends its answer.
-
-Explicit ``stdin``/``stdout`` streams (text files the caller opened), and standard streams that
-are not the process's fd 0 and 1 (replaced by a test harness), go to the stock transport.
+  stream, on which the SDK cancels the handlers still running (2.x) or closes the stream their
+  answers go to (1.x), waits until every request read has been answered, for at most
+  :data:`EOF_GRACE_SECONDS`; the server's own requests, which the client can no longer
+  answer, get the SDK's "Connection closed" at once; a request the session still leaves
+  unanswered gets that error from the transport. Stock answers what finishes before its relay
+  tasks pass the end on, and nothing for a handler cancelled while it sends its answer.
 """
 
 from __future__ import annotations
@@ -39,7 +35,6 @@ import fcntl
 import logging
 import os
 import stat
-import sys
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -47,14 +42,10 @@ from typing import Any
 
 import anyio
 import anyio.lowlevel
-import mcp.server.stdio as _stock
-import mcp_types
-from mcp.shared._context_streams import create_context_streams
-from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 
 from .. import jsonrpc
-from ._wire import LineWriter, ReceiveStream, WriteStream, encode, sdk_message
+from ._wire import WIRE, LineWriter, ReceiveStream, WriteStream, encode, sdk_message
 
 logger = logging.getLogger("mcp_native.adapters")
 
@@ -71,9 +62,6 @@ _ERROR_ID_RULE = "2025-06-18"
 # to exit once it has closed stdin, so that a client leaving with calls in flight never has to
 # kill the server.
 EOF_GRACE_SECONDS = 1.5
-
-# Set by install(): the function this one replaces, for explicit streams.
-stock_stdio_server: Callable[..., Any] | None = None
 
 
 def _pollable(fd: int) -> bool:
@@ -106,22 +94,25 @@ class _Unanswered:
         self._deadline: float | None = None  # of the grace, from the first wait()
         self._interrupted = False
 
-    def received(self, message: mcp_types.JSONRPCMessage) -> None:
-        if type(message) is mcp_types.JSONRPCRequest:
-            self._ids.setdefault(coerce_request_id(message.id), []).append(message.id)
-        elif type(message) is mcp_types.JSONRPCNotification and message.method == "notifications/cancelled":
-            # The SDK does not answer a request its client has cancelled.
+    def received(self, message: Any) -> None:
+        t, message = WIRE.types, WIRE.inner(message)
+        if type(message) is t.JSONRPCRequest:
+            self._ids.setdefault(WIRE.key(message.id), []).append(message.id)
+        elif type(message) is t.JSONRPCNotification and message.method == "notifications/cancelled":
+            # mcp 2.x does not answer a request its client has cancelled (1.x answers it, and
+            # that answer then settles nothing).
             request_id = (message.params or {}).get("requestId")
             if isinstance(request_id, (int, str)) and not isinstance(request_id, bool):
-                self._settle(coerce_request_id(request_id), every=True)
-        elif isinstance(message, (mcp_types.JSONRPCResponse, mcp_types.JSONRPCError)) and message.id is not None:
-            self._asked.pop(coerce_request_id(message.id), None)
+                self._settle(WIRE.key(request_id), every=True)
+        elif isinstance(message, (t.JSONRPCResponse, t.JSONRPCError)) and message.id is not None:
+            self._asked.pop(WIRE.key(message.id), None)
 
-    def sent(self, message: mcp_types.JSONRPCMessage) -> None:
-        if isinstance(message, (mcp_types.JSONRPCResponse, mcp_types.JSONRPCError)) and message.id is not None:
-            self._settle(coerce_request_id(message.id), every=False)
-        elif type(message) is mcp_types.JSONRPCRequest:
-            self._asked[coerce_request_id(message.id)] = message.id
+    def sent(self, message: Any) -> None:
+        t, message = WIRE.types, WIRE.inner(message)
+        if isinstance(message, (t.JSONRPCResponse, t.JSONRPCError)) and message.id is not None:
+            self._settle(WIRE.key(message.id), every=False)
+        elif type(message) is t.JSONRPCRequest:
+            self._asked[WIRE.key(message.id)] = message.id
             self._wake()
 
     def _settle(self, key: Any, every: bool) -> None:
@@ -145,8 +136,7 @@ class _Unanswered:
         if not self._asked:
             return None
         _, request_id = self._asked.popitem()
-        error = mcp_types.ErrorData(code=mcp_types.CONNECTION_CLOSED, message="Connection closed")
-        return SessionMessage(mcp_types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+        return SessionMessage(WIRE.connection_closed(request_id))
 
     async def wait(self) -> bool:
         """Waits until every request of the client's is answered, or :meth:`interrupt`, for
@@ -181,10 +171,9 @@ async def _answer_left(unanswered: _Unanswered, write: Callable[[bytes], Awaitab
     while its answer waited to be written): a "Connection closed" error, as the SDK writes for
     the handlers it cancels, rather than nothing. Called once the session has closed its write
     stream, so no answer of its own can follow."""
-    error = mcp_types.ErrorData(code=mcp_types.CONNECTION_CLOSED, message="Connection closed")
     try:
         for request_id in unanswered.left():
-            await write(encode(mcp_types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
+            await write(encode(WIRE.connection_closed(request_id)))
     except (OSError, anyio.BrokenResourceError):  # the client is gone: nobody left to answer
         pass
 
@@ -427,27 +416,13 @@ class _ReadStream(ReceiveStream):
 
 
 @asynccontextmanager
-async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[tuple[Any, Any]]:
-    """Serve MCP over the process's stdin and stdout (see the module docstring)."""
-    if (
-        stdin is not None
-        or stdout is not None
-        or not (_stock._is_backed_by_fd(sys.stdin, 0) and _stock._is_backed_by_fd(sys.stdout, 1))
-    ):
-        assert stock_stdio_server is not None
-        async with stock_stdio_server(stdin, stdout) as streams:
-            yield streams
-        return
-
-    restore_stdin: Callable[[], None] | None = None
-    restore_stdout: Callable[[], None] | None = None
+async def serve(
+    in_fd: int, out_fd: int, memory_streams: Callable[[int], tuple[Any, Any]]
+) -> AsyncIterator[tuple[Any, Any]]:
+    """Serve MCP over ``in_fd`` and ``out_fd`` (see the module docstring); ``memory_streams`` is
+    the line's own pair of memory streams, for the relayed path (stdout not a pipe)."""
     restore_flags: list[tuple[int, int]] = []  # (fd, flags) to put back
     try:
-        stdin_buffer, restore_stdin = _stock._claim_fd(0, sys.stdin, "rb", _stock._open_stdin_diversion)
-        stdout_buffer, restore_stdout = _stock._claim_fd(1, sys.stdout, "wb", _stock._open_stdout_diversion)
-        in_fd, out_fd = stdin_buffer.fileno(), stdout_buffer.fileno()
-        if out_fd == 1:
-            sys.stdout.flush()  # served in place: what print() buffered goes first
         read_pollable = _pollable(in_fd)
         write_pollable = _pollable(out_fd) and not _shared_with_stderr(out_fd)
         # Reads happen once the loop reports the pipe readable, but a blocking descriptor would
@@ -474,8 +449,8 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
 
         writer = _Writer(out_fd, write_pollable)
 
-        read_stream_writer, context_read_stream = create_context_streams[SessionMessage | Exception](0)
-        context_write_stream, write_stream_reader = create_context_streams[SessionMessage](0)
+        read_stream_writer, context_read_stream = memory_streams(0)
+        context_write_stream, write_stream_reader = memory_streams(0)
 
         async def stdin_reader() -> None:
             decoder = jsonrpc.Decoder(protocol_version=_ERROR_ID_RULE)
@@ -522,7 +497,3 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
     finally:
         for fd, flags in reversed(restore_flags):
             fcntl.fcntl(fd, fcntl.F_SETFL, flags)
-        if restore_stdout is not None:
-            restore_stdout()
-        if restore_stdin is not None:
-            restore_stdin()

@@ -1,14 +1,17 @@
 """The SDK's JSON-RPC message models to and from mcp-native's wire types, shared by the
-transports."""
+transports of both SDK lines: :data:`WIRE` is the installed line's (the adapters are only
+loaded for a line whose groups are proven)."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.lowlevel
-import mcp_types
 from mcp.shared.message import SessionMessage
 
 from .. import jsonrpc
@@ -17,35 +20,88 @@ if TYPE_CHECKING:
     from typing_extensions import Self  # typing.Self is 3.11+; the package runs on 3.10
 
 
-def sdk_message(item: jsonrpc.Message) -> mcp_types.JSONRPCMessage:
-    """The SDK's model of a decoded message, built without validating again (the decoder has
-    checked the envelope exactly as the models would, and params/result are any JSON object)."""
-    if type(item) is jsonrpc.Request:
-        if item.params is None:
-            return mcp_types.JSONRPCRequest.model_construct(jsonrpc="2.0", id=item.id, method=item.method)
-        return mcp_types.JSONRPCRequest.model_construct(
-            jsonrpc="2.0", id=item.id, method=item.method, params=item.params
-        )
-    if type(item) is jsonrpc.Notification:
-        if item.params is None:
-            return mcp_types.JSONRPCNotification.model_construct(jsonrpc="2.0", method=item.method)
-        return mcp_types.JSONRPCNotification.model_construct(jsonrpc="2.0", method=item.method, params=item.params)
-    if type(item) is jsonrpc.Response:
-        return mcp_types.JSONRPCResponse.model_construct(jsonrpc="2.0", id=item.id, result=item.result)
-    assert type(item) is jsonrpc.ErrorResponse
-    return mcp_types.JSONRPCError(jsonrpc="2.0", id=item.id, error=mcp_types.ErrorData.model_validate(item.error))
-
-
-def encode(message: mcp_types.JSONRPCMessage) -> bytes:
-    """One wire line. Results are plain JSON once the server has shaped them and go out through
-    the native encoder; anything it cannot write (a value JSON has no form for, which pydantic
-    may still serialize) and the rarer message kinds take the SDK's own serialization."""
-    if type(message) is mcp_types.JSONRPCResponse:
+def _coerce_id(request_id: Any) -> Any:
+    """How both lines correlate a response with its request: "7" and 7 are one id (mcp 2.x's
+    ``coerce_request_id``, mcp 1.x's ``BaseSession._normalize_request_id``)."""
+    if isinstance(request_id, str):
         try:
-            return jsonrpc.encode_response(message.id, message.result)
-        except (TypeError, ValueError):
+            return int(request_id)
+        except ValueError:
             pass
-    return message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+    return request_id
+
+
+class Wire:
+    """One SDK line's JSON-RPC messages. mcp 2.x: the ``mcp_types`` models, written with
+    ``exclude_unset``. mcp 1.x: the ``mcp.types`` models, each wrapped in the ``JSONRPCMessage``
+    root model, written with ``exclude_none``. ``types`` holds the models and
+    ``CONNECTION_CLOSED``; :meth:`inner` unwraps a message for the checks on its kind."""
+
+    def __init__(self, types: Any, root: Any = None) -> None:
+        self.types = types
+        self._root = root
+        self._dump = {"by_alias": True, "exclude_unset" if root is None else "exclude_none": True}
+        self.key: Callable[[Any], Any] = _coerce_id
+
+    def inner(self, message: Any) -> Any:
+        return message if self._root is None else message.root
+
+    def _wrap(self, model: Any) -> Any:
+        return model if self._root is None else self._root.model_construct(model)
+
+    def message(self, item: jsonrpc.Message) -> Any:
+        """The SDK's model of a decoded message, built without validating again (the decoder
+        has checked the envelope exactly as the models would, and params/result are any JSON
+        object)."""
+        t = self.types
+        if type(item) is jsonrpc.Request:
+            if item.params is None:
+                return self._wrap(t.JSONRPCRequest.model_construct(jsonrpc="2.0", id=item.id, method=item.method))
+            return self._wrap(
+                t.JSONRPCRequest.model_construct(jsonrpc="2.0", id=item.id, method=item.method, params=item.params)
+            )
+        if type(item) is jsonrpc.Notification:
+            if item.params is None:
+                return self._wrap(t.JSONRPCNotification.model_construct(jsonrpc="2.0", method=item.method))
+            return self._wrap(
+                t.JSONRPCNotification.model_construct(jsonrpc="2.0", method=item.method, params=item.params)
+            )
+        if type(item) is jsonrpc.Response:
+            return self._wrap(t.JSONRPCResponse.model_construct(jsonrpc="2.0", id=item.id, result=item.result))
+        assert type(item) is jsonrpc.ErrorResponse
+        return self._wrap(t.JSONRPCError(jsonrpc="2.0", id=item.id, error=t.ErrorData.model_validate(item.error)))
+
+    def connection_closed(self, request_id: Any) -> Any:
+        """The SDK's error for a request cut off by the end of the connection."""
+        t = self.types
+        error = t.ErrorData(code=t.CONNECTION_CLOSED, message="Connection closed")
+        return self._wrap(t.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+
+    def encode(self, message: Any) -> bytes:
+        """One wire line. Results are plain JSON once the server has shaped them and go out
+        through the native encoder; anything it cannot write (a value JSON has no form for,
+        which pydantic may still serialize) and the rarer message kinds take the SDK's own
+        serialization. (A result's own nulls are kept by both lines' dumps alike.)"""
+        inner = self.inner(message)
+        if type(inner) is self.types.JSONRPCResponse:
+            try:
+                return jsonrpc.encode_response(inner.id, inner.result)
+            except (TypeError, ValueError):
+                pass
+        text: str = message.model_dump_json(**self._dump)
+        return text.encode() + b"\n"
+
+
+def _installed_wire() -> Wire:
+    if importlib.metadata.version("mcp").startswith("1."):
+        types = importlib.import_module("mcp.types")
+        return Wire(types, types.JSONRPCMessage)
+    return Wire(importlib.import_module("mcp_types"))
+
+
+WIRE = _installed_wire()
+sdk_message = WIRE.message
+encode = WIRE.encode
 
 
 class LineWriter:
@@ -83,7 +139,7 @@ class LineWriter:
         """Whether a failed write ended the transport (later sends raise ``BrokenResourceError``)."""
         return False
 
-    async def write_message(self, message: mcp_types.JSONRPCMessage) -> None:
+    async def write_message(self, message: Any) -> None:
         # Encoded once its turn has come: senders waiting behind a slow reader hold their
         # messages, as they would waiting for a stock writer task, not a second copy as bytes.
         await self._turn()

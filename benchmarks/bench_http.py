@@ -1,0 +1,932 @@
+"""MCP servers over Streamable HTTP under load, stock vs on mcp-native, with every answer checked.
+
+Each configuration (MCPServer or fastmcp; JSON or SSE responses; stateful: the 2025-era protocol
+with a session, or stateless: 2026-07-28 requests, no session; 1 or 2 uvicorn workers) runs as
+two uvicorn servers side by side, ``benchmarks/http_app.py`` stock and with
+``MCP_NATIVE_ADAPTERS=1`` (every worker adapted). Two kinds of load, from other processes, take
+turns on them (stock and adapted alternate, the order flipping each repetition):
+
+- ``wrk`` (Debian's package) with ``http_wrk.lua``: 32 connections, each POSTing a JSON-RPC
+  ``tools/call`` with its own id; in stateful mode all carry one session's ``Mcp-Session-Id``;
+- the ``mcp`` SDK's own client (``mcp.client.Client`` on ``streamable_http_client``, stock for both
+  servers): 2 processes of 16 clients, each client with its own session (stateful) or none, calling
+  in a loop.
+
+Reported per configuration, payload (weather, 200 records) and load: calls per second, p50 and p99
+latency, the server's CPU time per call, and adapted/stock throughput ("N× faster"). The server's
+CPU is read from ``/proc`` for the uvicorn process and its workers (user + system, all threads),
+before and after the window: workers are spawned interpreters, which ``cpu_server.py``'s signal does
+not reach; a window of thousands of calls makes the 10 ms clock tick negligible.
+
+Every answer is checked, which is the reliability run under load: each id sent is answered
+exactly once, with its own result (the weather tool is asked for a city named after the call and
+must name it back). ``wrk`` counts ids in its script (requests still in flight when it stops are
+left unanswered, at most one per connection); the SDK clients count the ids their transport sends
+and receives. A run fails if any answer is lost, duplicated, unknown or wrong.
+
+Stateful mode with 2 workers is left out: a session lives in the worker that created it, and
+uvicorn's workers share one socket with no affinity, so a session's requests reach other workers
+and get 404 "Session not found" (``--reliability`` shows it).
+
+    python benchmarks/bench_http.py [--quick]      # or: scripts/bench-http [--quick]
+    python benchmarks/bench_http.py --reliability  # the fault scenarios and RSS over 20,000 calls
+
+``--quick`` (about 1.5 minutes): stateless JSON with 1 worker, both frameworks, 2-second
+windows, written to ``build/bench-http-quick/``. The full run (about 20 minutes) writes
+``benchmarks/results/bench_http.json`` and ``docs/bench/bench_http.png``.
+"""
+
+# ruff: noqa: RUF001, RUF002 (speed-ups are written with the multiplication sign)
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+import report  # noqa: E402
+
+FRAMEWORKS = {"MCPServer": "mcpserver", "fastmcp": "fastmcp"}
+CALLS = {"weather": "get_weather", "200 records": "list_records"}
+MODES = ("stock", "adapted")
+HANDSHAKE_VERSION = "2025-11-25"
+MODERN_VERSION = "2026-07-28"
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+WRK_CONNECTIONS = 32
+CLIENT_PROCESSES, CLIENTS_PER_PROCESS = 2, 16
+
+
+@dataclass(frozen=True)
+class Config:
+    framework: str
+    response: str  # json | sse
+    state: str  # stateful | stateless
+    workers: int
+
+    def label(self) -> str:
+        return (
+            f"{self.framework}, {self.response.upper()}, {self.state}, {self.workers} worker{'s' * (self.workers > 1)}"
+        )
+
+
+def configs(quick: bool) -> list[Config]:
+    if quick:
+        return [Config(fw, "json", "stateless", 1) for fw in FRAMEWORKS]
+    out = []
+    for fw in FRAMEWORKS:
+        for response in ("json", "sse"):
+            for state in ("stateless", "stateful"):
+                for workers in (1, 2) if state == "stateless" else (1,):
+                    out.append(Config(fw, response, state, workers))
+    return out
+
+
+# --- Servers ---------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``http_app.py`` under uvicorn, stock or adapted; its stderr goes to ``log``."""
+
+    def __init__(self, config: Config, mode: str, log: Any) -> None:
+        self.config, self.mode, self.port = config, mode, free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        env = {k: v for k, v in os.environ.items() if k != "MCP_NATIVE_ADAPTERS"}
+        env.update(
+            HTTP_APP=FRAMEWORKS[config.framework],
+            HTTP_RESPONSE=config.response,
+            HTTP_STATE=config.state,
+            FASTMCP_LOG_LEVEL="WARNING",
+            FASTMCP_SHOW_CLI_BANNER="false",
+        )
+        if mode == "adapted":
+            env["MCP_NATIVE_ADAPTERS"] = "1"
+        cmd = [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--app-dir",
+            str(HERE),
+            "http_app:app",
+            "--port",
+            str(self.port),
+            "--log-level",
+            "warning",
+            "--no-access-log",
+        ]
+        if config.workers > 1:
+            cmd += ["--workers", str(config.workers)]
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=log)
+        deadline = time.monotonic() + 90
+        while not self._up():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"{config.label()} ({mode}) did not start; see {getattr(log, 'name', 'its log')}")
+            time.sleep(0.1)
+        # The workers answer once each has imported the app; wait until every one has.
+        while len(self.pids()) < 1 + (config.workers if config.workers > 1 else 0):
+            time.sleep(0.1)
+
+    def _up(self) -> bool:
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+            return True
+        except OSError:
+            return False
+
+    def pids(self) -> list[int]:
+        """uvicorn's process and its workers."""
+        return [self.proc.pid, *children(self.proc.pid)]
+
+    def cpu(self) -> float:
+        """User + system CPU seconds of the server's processes so far."""
+        return sum(cpu_seconds(pid) for pid in self.pids())
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def children(pid: int) -> list[int]:
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{pid}/children") as f:
+        return [int(p) for p in f.read().split()]
+    return []
+
+
+def cpu_seconds(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+# --- JSON-RPC over HTTP, by hand (wrk's session and the reliability checks) -----------------------
+
+
+def headers(state: str, session: str | None = None) -> dict[str, str]:
+    h = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "Mcp-Protocol-Version": MODERN_VERSION if state == "stateless" else HANDSHAKE_VERSION,
+    }
+    if session:
+        h["Mcp-Session-Id"] = session
+    return h
+
+
+def call_body(id_: str, tool: str, arguments: dict[str, Any], state: str) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": tool, "arguments": arguments}
+    if state == "stateless":
+        params["_meta"] = MODERN_META
+    return {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": params}
+
+
+def messages(content_type: str, body: bytes) -> list[dict[str, Any]]:
+    """The JSON-RPC messages of a response body: JSON, or the data of each SSE event."""
+    if content_type.startswith("application/json"):
+        return [json.loads(body)] if body.strip() else []
+    return [
+        json.loads(line[5:]) for line in body.decode().splitlines() if line.startswith("data:") and line[5:].strip()
+    ]
+
+
+def open_session(url: str) -> str:
+    """A 2025-era session (initialize, then notifications/initialized): its Mcp-Session-Id."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    u = urlsplit(url)
+    assert u.hostname is not None
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": HANDSHAKE_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1"},
+        },
+    }
+    conn.request("POST", u.path, json.dumps(init), headers("stateful"))
+    r = conn.getresponse()
+    r.read()
+    session = r.getheader("mcp-session-id")
+    assert r.status == 200 and session, (r.status, session)
+    conn.request(
+        "POST",
+        u.path,
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        headers("stateful", session),
+    )
+    r = conn.getresponse()
+    r.read()
+    conn.close()
+    return session
+
+
+# --- Load: wrk ---------------------------------------------------------------------------------------
+
+
+def run_wrk(server: Server, tool: str, seconds: float) -> dict[str, Any]:
+    h = headers(server.config.state, open_session(server.url) if server.config.state == "stateful" else None)
+    args = [f"{k}:{v}" for k, v in h.items() if k in ("Mcp-Protocol-Version", "Mcp-Session-Id")]
+    cmd = [
+        "wrk",
+        "-t1",
+        f"-c{WRK_CONNECTIONS}",
+        f"-d{seconds:g}s",
+        "--timeout",
+        "30s",
+        "-s",
+        str(HERE / "http_wrk.lua"),
+        server.url,
+        "--",
+        tool,
+        *args,
+    ]
+    c0 = server.cpu()
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    cpu = server.cpu() - c0
+    w = json.loads(out.strip().splitlines()[-1])
+    lost = w["sent"] - w["answered"]  # cut short when wrk stops: at most one per connection
+    return {
+        "calls": w["requests"],
+        "seconds": w["duration_us"] / 1e6,
+        "p50_ms": w["p50_us"] / 1e3,
+        "p99_ms": w["p99_us"] / 1e3,
+        "cpu_s": cpu,
+        "check": {
+            "answered": w["answered"],
+            "in_flight_at_stop": lost,
+            "wrong": w["bad"] + w["non_2xx"],
+            "duplicated": w["duplicated"],
+            "unknown": w["unknown"],
+            "socket_errors": w["socket_errors"],
+        },
+        "ok": w["bad"] == w["duplicated"] == w["unknown"] == w["socket_errors"] == w["non_2xx"] == 0
+        and 0 <= lost <= WRK_CONNECTIONS + 1,
+    }  # wrk builds one request more than it sends, at start
+
+
+# --- Load: the SDK's client in other processes ------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def counted(transport: Any, sent: Counter[Any], received: Counter[Any]) -> AsyncIterator[Any]:
+    """The transport's streams, with the ids of the requests written and of the responses read
+    counted on the way."""
+    import anyio
+    from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
+
+    async with transport as (read, write), anyio.create_task_group() as tg:
+        to_client, client_read = anyio.create_memory_object_stream[Any](100)
+        client_write, from_client = anyio.create_memory_object_stream[Any](100)
+
+        async def inbound() -> None:
+            async with to_client:
+                async for m in read:
+                    if isinstance(getattr(m, "message", None), JSONRPCResponse | JSONRPCError):
+                        received[m.message.id] += 1
+                    await to_client.send(m)
+
+        async def outbound() -> None:
+            async with from_client:
+                async for m in from_client:
+                    if isinstance(m.message, JSONRPCRequest):
+                        sent[m.message.id] += 1
+                    await write.send(m)
+
+        tg.start_soon(inbound)
+        tg.start_soon(outbound)
+        yield client_read, client_write
+        tg.cancel_scope.cancel()
+
+
+def id_check(sent: Counter[Any], received: Counter[Any]) -> dict[str, int]:
+    """Each id sent answered exactly once, and nothing else answered."""
+    return {
+        "answered": sum(received.values()),
+        "lost": sum(1 for i in sent if i not in received),
+        "duplicated": sum(n - 1 for n in received.values() if n > 1),
+        "unknown": sum(1 for i in received if i not in sent),
+    }
+
+
+async def sdk_clients(url: str, state: str, tool: str, clients: int, tag: str) -> dict[str, Any]:
+    """One load process: ``clients`` SDK clients, connected, then calling in a loop over the window
+    read from stdin ("START END", wall-clock seconds) after this process prints "ready"."""
+    import anyio
+    from mcp.client import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    latencies: list[float] = []
+    wrong: list[str] = []
+    checks: list[dict[str, int]] = []
+    connected = anyio.Event()
+    window: list[float] = []
+    ready = 0
+
+    async def client(k: int) -> None:
+        nonlocal ready
+        sent: Counter[Any] = Counter()
+        received: Counter[Any] = Counter()
+        mode = "legacy" if state == "stateful" else MODERN_VERSION
+        async with Client(counted(streamable_http_client(url), sent, received), mode=mode, cache=None) as c:
+            await c.call_tool(tool, {"city": "warm-up"} if tool == "get_weather" else {"count": 200})
+            ready += 1
+            if ready == clients:
+                connected.set()
+            await connected.wait()
+            while not window:
+                await anyio.sleep(0.01)
+            start, end = window
+            await anyio.sleep(max(0.0, start - time.time()))
+            n = 0
+            while time.time() < end:
+                n += 1
+                args: dict[str, Any] = {"city": f"{tag}-{k}-{n}"} if tool == "get_weather" else {"count": 200}
+                t0 = time.perf_counter()
+                r = await c.call_tool(tool, args)
+                elapsed = time.perf_counter() - t0
+                if time.time() <= end:
+                    latencies.append(elapsed)
+                s = r.structured_content or {}
+                ok = (
+                    s.get("city") == args["city"]
+                    if tool == "get_weather"
+                    else s.get("total") == len(s.get("records", ())) == 200
+                )
+                if r.is_error or not ok:
+                    wrong.append(f"{args}: {str(r)[:200]}")
+        checks.append(id_check(sent, received))
+
+    async def start_window() -> None:
+        await connected.wait()
+        print("ready", flush=True)
+        window.extend(map(float, (await anyio.to_thread.run_sync(sys.stdin.readline)).split()))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(start_window)
+        for k in range(clients):
+            tg.start_soon(client, k)
+    total = {key: sum(c[key] for c in checks) for key in checks[0]}
+    return {"latencies": latencies, "wrong": wrong[:5], "wrong_count": len(wrong), "check": total}
+
+
+def run_sdk(server: Server, tool: str, seconds: float) -> dict[str, Any]:
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--sdk-clients",
+                server.url,
+                server.config.state,
+                tool,
+                str(CLIENTS_PER_PROCESS),
+                f"p{i}",
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        for i in range(CLIENT_PROCESSES)
+    ]
+    try:
+        for p in procs:
+            assert p.stdout is not None and p.stdout.readline().strip() == "ready", "an SDK client process failed"
+        start = time.time() + 0.2
+        end = start + seconds
+        for p in procs:
+            assert p.stdin is not None
+            p.stdin.write(f"{start} {end}\n")
+            p.stdin.flush()
+        time.sleep(max(0.0, start - time.time()))
+        c0 = server.cpu()
+        time.sleep(max(0.0, end - time.time()))
+        cpu = server.cpu() - c0
+        outs = [json.loads(p.communicate(timeout=120)[0]) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    latencies = sorted(x for o in outs for x in o["latencies"])
+    check = {key: sum(o["check"][key] for o in outs) for key in outs[0]["check"]}
+    check["wrong"] = sum(o["wrong_count"] for o in outs)
+    ok = check["lost"] == check["duplicated"] == check["unknown"] == check["wrong"] == 0
+    if not ok:
+        print(f"  answers FAILED the check: {check}; {[w for o in outs for w in o['wrong']][:3]}", flush=True)
+    return {
+        "calls": len(latencies),
+        "seconds": seconds,
+        "p50_ms": percentile(latencies, 50) * 1e3,
+        "p99_ms": percentile(latencies, 99) * 1e3,
+        "cpu_s": cpu,
+        "check": check,
+        "ok": ok,
+    }
+
+
+def percentile(sorted_xs: list[float], p: float) -> float:
+    if not sorted_xs:
+        return float("nan")
+    return sorted_xs[min(len(sorted_xs) - 1, int(len(sorted_xs) * p / 100))]
+
+
+# --- Reliability: answers by id, clients that drop, malformed bodies, memory ------------------------
+
+
+class Raw:
+    """Hand-made JSON-RPC POSTs on an httpx2 connection pool: every answer is kept, by id, to be
+    counted (not matched and dropped as an SDK client would)."""
+
+    def __init__(self, server: Server, connections: int = 32) -> None:
+        import httpx2
+
+        self.server, self.state = server, server.config.state
+        self.session = open_session(server.url) if self.state == "stateful" else None
+        self.http = httpx2.AsyncClient(limits=httpx2.Limits(max_connections=connections), timeout=60)
+
+    async def post(self, body: bytes, tool: str = "get_weather") -> tuple[int, list[dict[str, Any]]]:
+        h = headers(self.state, self.session)
+        if self.state == "stateless":
+            h.update({"Mcp-Method": "tools/call", "Mcp-Name": tool})
+        r = await self.http.post(self.server.url, content=body, headers=h)
+        return r.status_code, messages(r.headers.get("content-type", ""), r.content)
+
+    async def calls(self, n: int, tag: str, concurrency: int = 32) -> dict[str, int]:
+        """``n`` weather calls, ``concurrency`` at a time, each for a city named after its id:
+        how many ids were answered once, lost, duplicated, unknown or wrong."""
+        import anyio
+
+        answers: Counter[str] = Counter()
+        wrong = 0
+        limiter = anyio.Semaphore(concurrency)
+
+        async def one(i: int) -> None:
+            nonlocal wrong
+            id_ = f"{tag}-{i}"
+            async with limiter:
+                status, msgs = await self.post(
+                    json.dumps(call_body(id_, "get_weather", {"city": id_}, self.state)).encode()
+                )
+            for m in msgs:
+                if "id" in m:
+                    answers[m["id"]] += 1
+                    if status != 200 or m.get("result", {}).get("structuredContent", {}).get("city") != m["id"]:
+                        wrong += 1
+
+        async with anyio.create_task_group() as tg:
+            for i in range(n):
+                tg.start_soon(one, i)
+        sent = {f"{tag}-{i}" for i in range(n)}
+        return {
+            "once": sum(1 for i in sent if answers[i] == 1),
+            "lost": sum(1 for i in sent if answers[i] == 0),
+            "duplicated": sum(v - 1 for v in answers.values() if v > 1),
+            "unknown": sum(1 for i in answers if i not in sent),
+            "wrong": wrong,
+        }
+
+    async def dropped(self, n: int, steps: int = 100) -> int:
+        """``n`` calls of the ticking tool whose clients close the connection after the first SSE
+        event: how many got as far as an event."""
+        import anyio
+
+        got = 0
+
+        async def one(i: int) -> None:
+            nonlocal got
+            h = headers(self.state, self.session)
+            if self.state == "stateless":
+                h.update({"Mcp-Method": "tools/call", "Mcp-Name": "ticking"})
+            body = call_body(f"drop-{i}", "ticking", {"steps": steps}, self.state)
+            body["params"].setdefault("_meta", {})["progressToken"] = f"drop-{i}"
+            async with self.http.stream("POST", self.server.url, content=json.dumps(body), headers=h) as r:
+                async for chunk in r.aiter_bytes():
+                    if b"data:" in chunk:
+                        got += 1
+                        break  # leaving the block closes the connection mid-stream
+
+        async with anyio.create_task_group() as tg:
+            for i in range(n):
+                tg.start_soon(one, i)
+        return got
+
+    async def stats(self) -> dict[str, Any]:
+        r = await self.http.get(self.server.url.removesuffix("/mcp") + "/stats")
+        return dict(r.json())
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+
+# Bodies a client may send by mistake; stock and adapted must answer each the same way.
+MALFORMED = {
+    "cut short": b'{"jsonrpc":"2.0","id":"bad-1","method":"tools/call","params":{"name":"get_weather"',
+    "not UTF-8": b'{"jsonrpc":"2.0","id":"bad-2","method":"tools/call","params":{"name":"\xff"}}',
+    "no method": b'{"jsonrpc":"2.0","id":"bad-3"}',
+    "wrong jsonrpc": b'{"jsonrpc":"1.0","id":"bad-4","method":"tools/call","params":{"name":"get_weather","arguments":{"city":"x"}}}',
+    "an array": b"[1, 2, 3]",
+    "empty": b"",
+}
+
+
+def answer_shape(status: int, msgs: list[dict[str, Any]]) -> str:
+    """What a client sees of an answer: the status and the JSON-RPC error code, if any."""
+    codes = [str(m["error"]["code"]) for m in msgs if "error" in m]
+    return f"{status} " + (",".join(codes) if codes else "no JSON-RPC error")
+
+
+async def malformed_among_good(raw: Raw, good: int = 100) -> tuple[dict[str, str], dict[str, int]]:
+    """Each malformed body sent while ``good`` weather calls run: its answer, and the good calls'
+    counts (``Raw.calls``)."""
+    import anyio
+
+    answers: dict[str, str] = {}
+    counts: dict[str, int] = {}
+
+    async def good_calls() -> None:
+        counts.update(await raw.calls(good, "good"))
+
+    async def bad(name: str, body: bytes) -> None:
+        answers[name] = answer_shape(*await raw.post(body))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(good_calls)
+        for name, body in MALFORMED.items():
+            tg.start_soon(bad, name, body)
+    return answers, counts
+
+
+async def drop_scenario(raw: Raw, drops: int = 20, good: int = 200) -> dict[str, Any]:
+    """Clients dropping mid-SSE among good calls: the good calls' counts, the worker's asyncio
+    tasks before and after (once the dropped calls' tools have run out), and a call afterwards."""
+    import anyio
+
+    before = (await raw.stats())["tasks"]
+    counts: dict[str, int] = {}
+    got = 0
+
+    async def dropping() -> None:
+        nonlocal got
+        got = await raw.dropped(drops)
+
+    async def good_calls() -> None:
+        counts.update(await raw.calls(good, "mid"))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(dropping)
+        tg.start_soon(good_calls)
+    await anyio.sleep(1.5)  # the ticking tool runs 1 s: every handler has finished or been cancelled
+    after = (await raw.stats())["tasks"]
+    return {
+        "dropped_mid_stream": got,
+        "good": counts,
+        "tasks_before": before,
+        "tasks_after": after,
+        "after": await raw.calls(10, "after"),
+    }
+
+
+def log_errors(path: Path) -> int:
+    """Lines of a server log that report an error or a traceback."""
+    return sum(
+        1
+        for line in path.read_text(errors="replace").splitlines()
+        if any(w in line for w in ("Traceback", "ERROR", "Error", "Exception"))
+    )
+
+
+async def rss_over_calls(raw: Raw, calls: int, step: int) -> list[int]:
+    """The worker's resident memory (KiB) after each ``step`` weather calls."""
+    out = [(await raw.stats())["rss_kib"]]
+    for k in range(calls // step):
+        counts = await raw.calls(step, f"rss{k}")
+        assert counts["once"] == step, counts
+        out.append((await raw.stats())["rss_kib"])
+    return out
+
+
+def reliability() -> int:
+    """Per framework, stock and adapted, with SSE responses: the scenarios above (stateful and
+    stateless), worker RSS over 20,000 calls (stateless JSON), and stateful sessions across
+    2 workers."""
+    import anyio
+
+    out_dir = ROOT / "build" / "bench-http-reliability"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results: list[dict[str, Any]] = []
+    failed = False
+    for fw in FRAMEWORKS:
+        for state in ("stateless", "stateful"):
+            config = Config(fw, "sse", state, 1)
+            row: dict[str, Any] = {"configuration": config.label()}
+            for mode in MODES:
+                log_path = out_dir / f"{fw}-{state}-{mode}.log"
+                with open(log_path, "w") as log:
+                    server = Server(config, mode, log)
+                    try:
+
+                        async def scenarios(server: Server = server) -> dict[str, Any]:
+                            raw = Raw(server)
+                            try:
+                                burst = await raw.calls(2000, "burst", concurrency=64)
+                                answers, among = await malformed_among_good(raw)
+                                drop = await drop_scenario(raw)
+                            finally:
+                                await raw.aclose()
+                            return {"burst": burst, "malformed": answers, "good_among_malformed": among, "drop": drop}
+
+                        row[mode] = anyio.run(scenarios)
+                    finally:
+                        server.stop()
+                row[mode]["log_errors"] = log_errors(log_path)
+                print(f"{config.label()} {mode}: {json.dumps(row[mode])}", flush=True)
+            for mode in MODES:
+                r = row[mode]
+                ok = (
+                    r["burst"]["once"] == 2000
+                    and r["good_among_malformed"]["once"] == 100
+                    and r["drop"]["good"]["once"] == 200
+                    and r["drop"]["after"]["once"] == 10
+                )
+                row[f"{mode}_ok"] = ok
+            row["same_malformed_answers"] = row["stock"]["malformed"] == row["adapted"]["malformed"]
+            failed |= (
+                not row["adapted_ok"] or row["adapted"]["drop"]["tasks_after"] > row["adapted"]["drop"]["tasks_before"]
+            )
+            failed |= row["adapted"]["log_errors"] > row["stock"]["log_errors"]
+            results.append(row)
+
+    memory: list[dict[str, Any]] = []
+    for fw in FRAMEWORKS:
+        config = Config(fw, "json", "stateless", 1)
+        for mode in MODES:
+            with open(out_dir / f"{fw}-rss-{mode}.log", "w") as log:
+                server = Server(config, mode, log)
+                try:
+
+                    async def rss(server: Server = server) -> list[int]:
+                        raw = Raw(server)
+                        try:
+                            await raw.calls(500, "warm-up")
+                            return await rss_over_calls(raw, 20_000, 2_000)
+                        finally:
+                            await raw.aclose()
+
+                    kib = anyio.run(rss)
+                finally:
+                    server.stop()
+            memory.append({"configuration": config.label(), "mode": mode, "rss_kib": kib})
+            print(f"{config.label()} {mode}: RSS KiB every 2,000 calls: {kib}", flush=True)
+
+    affinity: list[dict[str, Any]] = []
+    for fw in FRAMEWORKS:
+        with open(out_dir / f"{fw}-affinity.log", "w") as log:
+            server = Server(Config(fw, "json", "stateful", 2), "adapted", log)
+            try:
+
+                async def across(server: Server = server) -> Counter[int]:
+                    statuses: Counter[int] = Counter()
+                    raw = Raw(server, connections=1)
+                    try:
+                        for i in range(40):
+                            # A fresh connection each time, as a client behind a proxy may get.
+                            raw.http.headers["Connection"] = "close"
+                            status, _ = await raw.post(
+                                json.dumps(call_body(f"a-{i}", "get_weather", {"city": "x"}, "stateful")).encode()
+                            )
+                            statuses[status] += 1
+                    finally:
+                        await raw.aclose()
+                    return statuses
+
+                statuses = anyio.run(across)
+            finally:
+                server.stop()
+        affinity.append({"framework": fw, "statuses": dict(statuses)})
+        print(
+            f"{fw}, stateful, 2 workers, one session, 40 calls on fresh connections: HTTP statuses {dict(statuses)}",
+            flush=True,
+        )
+
+    (out_dir / "reliability.json").write_text(
+        json.dumps({"scenarios": results, "memory": memory, "affinity": affinity}, indent=2) + "\n"
+    )
+    print(
+        "\n| configuration | server | 2,000 calls, 64 at a time | malformed body answers | 100 good calls among them "
+        "| 20 clients dropping mid-SSE among 200 calls | asyncio tasks before → after | error lines in log |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for row in results:
+        for mode in MODES:
+            r = row[mode]
+            malformed = "; ".join(f"{k}: {v}" for k, v in r["malformed"].items())
+            print(
+                f"| {row['configuration']} | {mode} | {r['burst']['once']} once, {r['burst']['lost']} lost, "
+                f"{r['burst']['duplicated']} duplicated, {r['burst']['wrong']} wrong | {malformed} "
+                f"| {r['good_among_malformed']['once']}/100 | {r['drop']['dropped_mid_stream']} dropped, "
+                f"{r['drop']['good']['once']}/200 answered once | {r['drop']['tasks_before']} → {r['drop']['tasks_after']} "
+                f"| {r['log_errors']} |"
+            )
+    print("\n| configuration | server | worker RSS, MiB: after warm-up → after 20,000 calls (max) |\n|---|---|---|")
+    for m in memory:
+        kib = m["rss_kib"]
+        print(
+            f"| {m['configuration']} | {m['mode']} | {kib[0] / 1024:.1f} → {kib[-1] / 1024:.1f} ({max(kib) / 1024:.1f}) |"
+        )
+    print(f"\nbench_http --reliability: {out_dir / 'reliability.json'}; {'FAILED' if failed else 'passed'}")
+    return 1 if failed else 0
+
+
+# --- The benchmark ---------------------------------------------------------------------------------
+
+LOADS = {"wrk": run_wrk, "SDK clients": run_sdk}
+
+
+def measure(quick: bool, log: Any) -> list[dict[str, Any]]:
+    seconds, reps = (2.0, 1) if quick else (5.0, 2)
+    rows = []
+    for config in configs(quick):
+        print(f"[{config.label()}] starting stock and adapted servers", flush=True)
+        servers = {mode: Server(config, mode, log) for mode in MODES}
+        try:
+            for payload, tool in CALLS.items():
+                for load, run in LOADS.items():
+                    runs: dict[str, list[dict[str, Any]]] = {m: [] for m in MODES}
+                    for r in range(reps):
+                        for mode in MODES if r % 2 == 0 else MODES[::-1]:
+                            runs[mode].append(run(servers[mode], tool, seconds))
+                    rows.append(summarize(config, payload, load, runs))
+                    print_row(rows[-1])
+        finally:
+            for s in servers.values():
+                s.stop()
+    return rows
+
+
+def summarize(config: Config, payload: str, load: str, runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "framework": config.framework,
+        "response": config.response,
+        "state": config.state,
+        "workers": config.workers,
+        "payload": payload,
+        "load": load,
+    }
+    for mode, rs in runs.items():
+        calls = sum(r["calls"] for r in rs)
+        rates = [r["calls"] / r["seconds"] for r in rs]
+        row[mode] = {
+            "calls_per_s": calls / sum(r["seconds"] for r in rs),
+            "calls_per_s_range": [min(rates), max(rates)],
+            "p50_ms": statistics.median(r["p50_ms"] for r in rs),
+            "p99_ms": statistics.median(r["p99_ms"] for r in rs),
+            "cpu_ms_per_call": sum(r["cpu_s"] for r in rs) / calls * 1e3 if calls else float("nan"),
+            "calls": calls,
+            "checks": [r["check"] for r in rs],
+            "ok": all(r["ok"] for r in rs),
+        }
+    row["faster"] = row["adapted"]["calls_per_s"] / row["stock"]["calls_per_s"]
+    row["cpu_faster"] = row["stock"]["cpu_ms_per_call"] / row["adapted"]["cpu_ms_per_call"]
+    return row
+
+
+TABLE_HEAD = (
+    "| configuration | payload | load | calls/s stock → mcp-native | throughput | p50 ms stock → mcp-native "
+    "| p99 ms stock → mcp-native | server CPU ms/call stock → mcp-native | answers checked |\n"
+    "|---|---|---|---:|---:|---:|---:|---:|---|"
+)
+
+
+def row_markdown(r: dict[str, Any]) -> str:
+    s, a = r["stock"], r["adapted"]
+    conf = Config(r["framework"], r["response"], r["state"], r["workers"]).label()
+    checked = f"{s['calls'] + a['calls']:,}, all once and right" if s["ok"] and a["ok"] else "**FAILED**"
+    return (
+        f"| {conf} | {r['payload']} | {r['load']} | {s['calls_per_s']:,.0f} → {a['calls_per_s']:,.0f} "
+        f"| {report.fmt_speedup(r['faster'])} | {s['p50_ms']:.1f} → {a['p50_ms']:.1f} | {s['p99_ms']:.1f} → {a['p99_ms']:.1f} "
+        f"| {s['cpu_ms_per_call']:.2f} → {a['cpu_ms_per_call']:.2f} | {checked} |"
+    )
+
+
+def print_row(r: dict[str, Any]) -> None:
+    print(row_markdown(r), flush=True)
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    return "\n".join([TABLE_HEAD, *map(row_markdown, rows)])
+
+
+def chart(res: dict[str, Any], path: Path) -> None:
+    """Calls per second, stock and adapted, per configuration (wrk's load), a panel per payload,
+    with adapted/stock over each pair."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in res["rows"] if r["load"] == "wrk"]
+    fig, axes = plt.subplots(1, len(CALLS), figsize=(12, 0.5 + 0.45 * len(rows)), squeeze=False)
+    for ax, payload in zip(axes[0], CALLS, strict=True):
+        sub = [r for r in rows if r["payload"] == payload][::-1]
+        ys = range(len(sub))
+        for offset, mode, label, color in (
+            (0.2, "stock", "stock", "#999999"),
+            (-0.2, "adapted", "mcp-native", "#2b7bba"),
+        ):
+            ax.barh([y + offset for y in ys], [r[mode]["calls_per_s"] for r in sub], 0.4, label=label, color=color)
+        for y, r in zip(ys, sub, strict=True):
+            ax.text(r["adapted"]["calls_per_s"], y - 0.2, f" {r['faster']:.2f}×", va="center", fontsize=8)
+        ax.set_yticks(
+            list(ys), [Config(r["framework"], r["response"], r["state"], r["workers"]).label() for r in sub], fontsize=8
+        )
+        ax.set_title(f"tools/call, {payload}", fontsize=10)
+        ax.set_xlabel("calls per second (wrk, 32 connections)")
+        ax.margins(x=0.15)
+    axes[0][0].legend(loc="lower right", fontsize=8)
+    v = res["versions"]
+    fig.suptitle(
+        f"MCP servers over Streamable HTTP under uvicorn: stock vs mcp-native{' (quick run)' if res['quick'] else ''}\n"
+        f"{res['machine']}, {res['date'][:10]}; Python {v['python']}, mcp {v['mcp']}, fastmcp {v['fastmcp']}",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main(quick: bool) -> dict[str, Any]:
+    out = ROOT / "build" / "bench-http-quick" if quick else HERE / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = out / "bench_http-servers.log"
+    t = time.monotonic()
+    with open(log_path, "w") as log:
+        print(f"bench_http: servers' logs in {log_path}", flush=True)
+        print(TABLE_HEAD, flush=True)
+        rows = measure(quick, log)
+    res = {
+        **report.result("bench_http", "MCP over Streamable HTTP", [], quick, ["mcp", "fastmcp", "uvicorn"], ["wrk"]),
+        "load": {
+            "wrk": f"-t1 -c{WRK_CONNECTIONS}",
+            "SDK clients": f"{CLIENT_PROCESSES} processes x {CLIENTS_PER_PROCESS}",
+        },
+        "rows": rows,
+    }
+    (out / "bench_http.json").write_text(json.dumps(res, indent=2) + "\n")
+    chart_path = (out if quick else ROOT / "docs" / "bench") / "bench_http.png"
+    chart(res, chart_path)
+    print(f"\n{table(rows)}\n\nbench_http: {out / 'bench_http.json'}, {chart_path} ({time.monotonic() - t:.0f} s)")
+    if not all(r[m]["ok"] for r in rows for m in MODES):
+        print("bench_http: some answers FAILED the check (lost, duplicated, unknown or wrong)", file=sys.stderr)
+    return res
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--sdk-clients"]:
+        url, state, tool, clients, tag = sys.argv[2:]
+        import anyio
+
+        print(json.dumps(anyio.run(sdk_clients, url, state, tool, int(clients), tag)), flush=True)
+        sys.exit(0)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="a smoke run: about 1.5 minutes")
+    ap.add_argument("--reliability", action="store_true", help="the fault scenarios and RSS over 20,000 calls")
+    args = ap.parse_args()
+    if args.reliability:
+        sys.exit(reliability())
+    res = main(args.quick)
+    sys.exit(0 if all(r[m]["ok"] for r in res["rows"] for m in MODES) else 1)

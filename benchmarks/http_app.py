@@ -1,0 +1,75 @@
+"""The example tools (``examples/payloads.py``) served over Streamable HTTP, for ``bench_http.py``
+and ``tests/python/test_http_reliability.py``: an ASGI app for uvicorn or gunicorn, chosen by the
+environment.
+
+    HTTP_APP=mcpserver|fastmcp HTTP_RESPONSE=json|sse HTTP_STATE=stateful|stateless \\
+        uvicorn --app-dir benchmarks http_app:app [--workers N]
+
+Stock as written; adapted with ``MCP_NATIVE_ADAPTERS=1`` in the environment (every worker). The
+MCP endpoint is ``/mcp``. Beside the example tools, ``ticking(steps)`` reports progress every
+10 ms (a long SSE stream for a client to drop), and ``GET /stats`` answers with the worker's own
+pid, resident memory and number of asyncio tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+
+from payloads import TOOLS
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+FRAMEWORK = os.environ.get("HTTP_APP", "mcpserver")
+JSON_RESPONSE = os.environ.get("HTTP_RESPONSE", "json") == "json"
+STATELESS = os.environ.get("HTTP_STATE", "stateless") == "stateless"
+
+
+async def stats(request: Request) -> JSONResponse:
+    with open("/proc/self/statm") as f:
+        rss_kib = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+    return JSONResponse({"pid": os.getpid(), "rss_kib": rss_kib, "tasks": len(asyncio.all_tasks())})
+
+
+app: Any
+if FRAMEWORK == "fastmcp":
+    from fastmcp import Context, FastMCP
+
+    server = FastMCP("weather")
+
+    async def ticking(steps: int, ctx: Context) -> str:
+        """Progress every 10 ms, then "done"."""
+        for i in range(steps):
+            await ctx.report_progress(i + 1, steps)
+            await asyncio.sleep(0.01)
+        return "done"
+
+    for tool in (*TOOLS, ticking):
+        server.tool()(tool)
+    server.custom_route("/stats", methods=["GET"])(stats)
+    app = server.http_app(json_response=JSON_RESPONSE, stateless_http=STATELESS)
+elif FRAMEWORK == "mcpserver":
+    from mcp.server.mcpserver import Context as MCPContext
+    from mcp.server.mcpserver import MCPServer
+
+    mcpserver = MCPServer("weather")
+
+    async def ticking_mcp(steps: int, ctx: MCPContext) -> str:  # type: ignore[type-arg]
+        """Progress every 10 ms, then "done"."""
+        for i in range(steps):
+            await ctx.report_progress(i + 1, steps)
+            await asyncio.sleep(0.01)
+        return "done"
+
+    for tool in TOOLS:
+        mcpserver.tool()(tool)
+    mcpserver.tool(name="ticking")(ticking_mcp)
+    mcpserver.custom_route("/stats", methods=["GET"])(stats)
+    app = mcpserver.streamable_http_app(json_response=JSON_RESPONSE, stateless_http=STATELESS)
+else:
+    raise SystemExit(f"HTTP_APP must be mcpserver or fastmcp, not {FRAMEWORK!r}")

@@ -1,0 +1,204 @@
+"""The mcp 1.x line's stdio transports (``adapters/mcp1_stdio.py`` and ``mcp1_stdio_client.py``
+over the shared ``_stdio_server`` / ``_stdio_client``): real server processes of that line
+(the low-level ``Server``, 1.x's FastMCP, and fastmcp 3.x where installed) fed raw lines on a
+pipe, stock and adapted, and the SDK's own client adapted by ``install()``.
+
+These need ``mcp<2``: ``scripts/sdk-pairs`` runs them in its venvs of mcp 1.30.0, 1.26.0 and
+fastmcp 3.4.11 (on mcp 1.30.0); with mcp 2.x installed they are skipped."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+if not importlib.metadata.version("mcp").startswith("1."):
+    pytest.skip("needs the mcp 1.x line (scripts/sdk-pairs runs it on mcp 1.30.0 and 1.26.0)", allow_module_level=True)
+
+import mcp
+import mcp.client.stdio
+import mcp.server.fastmcp.server
+import mcp.server.stdio
+from mcp import ClientSession, StdioServerParameters
+
+from mcp_native import adapters
+from mcp_native.adapters import mcp1_stdio, mcp1_stdio_client
+
+ROOT = Path(__file__).resolve().parents[2]
+APPS = {"lowlevel": ROOT / "examples" / "lowlevel1_app.py", "fastmcp1": ROOT / "examples" / "fastmcp1_app.py"}
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("adapters_restored")]
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def call(id: int, name: str = "get_weather", arguments: dict[str, Any] | None = None) -> bytes:
+    params = {"name": name, "arguments": arguments or {"city": "Oslo"}}
+    return json.dumps({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).encode()
+
+
+def command(app: Path, adapted: bool) -> list[str]:
+    return [sys.executable, *(["-m", "mcp_native", "run", "--quiet"] if adapted else []), str(app)]
+
+
+HANDSHAKE = [json.dumps(INIT).encode(), json.dumps(INITIALIZED).encode()]
+
+
+def piped(app: Path, adapted: bool, lines: list[bytes]) -> list[dict[str, Any]]:
+    """Every line the server writes when ``lines`` follow the handshake on its stdin and stdin
+    is closed at once (``printf ... | server``): it must answer and exit on its own."""
+    proc = subprocess.run(
+        command(app, adapted),
+        input=b"\n".join(HANDSHAKE + lines) + b"\n",
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def exchanged(app: Path, adapted: bool, lines: list[bytes], ids: set[int]) -> dict[Any, dict[str, Any]]:
+    """The answers to ``ids``, with stdin closed only once they have all come (stock 1.x drops
+    what is still running when its input ends)."""
+    proc = subprocess.Popen(command(app, adapted), stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(b"\n".join(HANDSHAKE + lines) + b"\n")
+        proc.stdin.flush()
+        got: dict[Any, dict[str, Any]] = {}
+        while not ids <= got.keys():
+            line = proc.stdout.readline()
+            assert line, f"the server ended without answering; answers: {got}"
+            got.update(answers([json.loads(line)]))
+        proc.stdin.close()
+        proc.wait(timeout=30)
+        return got
+    finally:
+        proc.kill()
+
+
+def answers(out: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
+    return {m["id"]: m for m in out if "id" in m and m["id"] != 0}
+
+
+MALFORMED = [
+    b"{not json",
+    b'{"jsonrpc": "2.0", "id": 7}',  # neither a method nor a result: the id can be read
+    b'{"jsonrpc": "1.0", "id": 8, "method": "ping"}',
+    b"[]",
+    b'{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {"a": "\xff\xfe"}}',  # not UTF-8
+]
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_every_malformed_line_is_answered_and_the_session_goes_on(app: str) -> None:
+    out = piped(APPS[app], True, [*MALFORMED, call(2)])
+    errors = [m["error"] for m in out if "error" in m]
+    assert [(e["code"], e["message"]) for e in errors] == [
+        (-32700, "Parse error"),
+        (-32600, "Invalid Request"),
+        (-32600, "Invalid Request"),
+        (-32600, "Invalid Request"),
+        (-32700, "Parse error"),
+    ]
+    ids = [m["id"] for m in out if "error" in m]
+    assert ids == [None, 7, 8, None, None]
+    assert "UTF-8" in errors[-1]["data"]
+    assert answers(out)[2]["result"]["structuredContent"]["city"] == "Oslo"
+
+
+def test_stock_answers_none_of_them() -> None:
+    out = piped(APPS["fastmcp1"], False, MALFORMED[:4])
+    assert [m for m in out if "error" in m] == []
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_requests_piped_in_before_the_end_of_input_are_all_answered(app: str) -> None:
+    calls = [call(i) for i in range(1, 21)] + [call(21, "list_records", {"count": 200})]
+    got = answers(piped(APPS[app], True, calls))
+    assert sorted(got) == list(range(1, 22))
+    assert all("result" in m for m in got.values()), [m for m in got.values() if "result" not in m]
+    assert got[21]["result"]["structuredContent"]["total"] == 200
+
+
+def test_the_fastmcp_line_on_mcp1_is_served_too() -> None:
+    pytest.importorskip("fastmcp")
+    got = answers(piped(ROOT / "examples" / "fastmcp_app.py", True, [MALFORMED[1], call(2), call(3)]))
+    assert got[7]["error"]["code"] == -32600
+    assert got[2]["result"] == got[3]["result"]
+
+
+def test_results_are_the_lines_stock_writes() -> None:
+    lines = [call(2), call(3, "list_records", {"count": 3}), call(4, "no_such_tool")]
+    stock = exchanged(APPS["lowlevel"], False, lines, {2, 3, 4})
+    assert exchanged(APPS["lowlevel"], True, lines, {2, 3, 4}) == stock
+    assert stock[3]["result"]["structuredContent"]["total"] == 3
+
+
+def test_install_patches_the_transports_and_uninstall_restores_exactly() -> None:
+    bound = {
+        (mcp.server.stdio, "stdio_server"),
+        (mcp, "stdio_server"),
+        (mcp.server.fastmcp.server, "stdio_server"),
+        (mcp.client.stdio, "stdio_client"),
+        (mcp, "stdio_client"),
+    }
+    stock = {(m, a): getattr(m, a) for m, a in bound}
+    rep = adapters.install()
+    assert {"stdio-server-1x", "stdio-client-1x"} <= set(rep.patched)
+    for m, a in bound:
+        assert getattr(m, a) is (mcp1_stdio.stdio_server if a == "stdio_server" else mcp1_stdio_client.stdio_client)
+    assert mcp1_stdio.stock_stdio_server is stock[(mcp.server.stdio, "stdio_server")]
+    adapters.uninstall()
+    assert {(m, a): getattr(m, a) for m, a in bound} == stock
+
+
+async def test_the_adapted_client_talks_to_a_stock_and_an_adapted_server() -> None:
+    adapters.install()
+    results = []
+    for ours in ([], ["-m", "mcp_native", "run", "--quiet"]):
+        params = StdioServerParameters(command=sys.executable, args=[*ours, str(APPS["fastmcp1"])], cwd=str(ROOT))
+        async with mcp.stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            weather = await session.call_tool("get_weather", {"city": "Oslo"})
+            records = await session.call_tool("list_records", {"count": 200})
+            results.append((weather.model_dump(), records.model_dump()))
+    assert results[0] == results[1]
+    assert results[0][1]["structuredContent"]["total"] == 200
+
+
+async def test_the_adapted_client_hands_a_malformed_server_line_to_the_session(tmp_path: Path) -> None:
+    """A server that writes a line that is not JSON-RPC, then answers: the session gets the
+    error as an item and the answer after it."""
+    server = tmp_path / "server.py"
+    server.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    request = json.loads(line)\n"
+        "    if 'id' in request:\n"
+        "        sys.stdout.write('{oops\\n')\n"
+        "        result = {'jsonrpc': '2.0', 'id': request['id'], 'result': {}}\n"
+        "        sys.stdout.write(json.dumps(result) + '\\n')\n"
+        "        sys.stdout.flush()\n"
+    )
+    adapters.install()
+    params = StdioServerParameters(command=sys.executable, args=[str(server)])
+    got: list[Any] = []
+    async with mcp.client.stdio.stdio_client(params) as (read, write):
+        request = mcp.types.JSONRPCRequest(jsonrpc="2.0", id=1, method="ping")
+        await write.send(mcp.shared.message.SessionMessage(mcp.types.JSONRPCMessage(request)))
+        got.append(await read.receive())
+        got.append(await read.receive())
+    assert isinstance(got[0], ValueError) and "Parse error" in str(got[0])
+    assert got[1].message.root == mcp.types.JSONRPCResponse(jsonrpc="2.0", id=1, result={})
