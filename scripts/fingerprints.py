@@ -37,7 +37,7 @@ PIP_DOWNLOAD = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--i
 #: source of every group matches one of those).
 TESTED = {
     "mcp": ["1.26.0", "1.30.0", "2.0.1", "2.1.1", "2.2.0", "2.3.0"],
-    "fastmcp": ["4.0.11", "4.1.2", "4.1.3", "4.1.4", "4.1.6", "4.1.7", "4.2.3"],
+    "fastmcp": ["3.4.11", "4.0.11", "4.1.2", "4.1.3", "4.1.4", "4.1.6", "4.1.7", "4.2.3"],
     # 1.x runs on Python up to 3.12, 2.x needs 3.13 (scripts/azure-functions tests both).
     "azure-functions": ["1.26.0", "2.3.0"],
 }

@@ -8,16 +8,24 @@ fastmcp 3.4.11 (on mcp 1.30.0); with mcp 2.x installed they are skipped."""
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import importlib.metadata
 import json
+import math
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import pydantic_core
 import pytest
+from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
 if sys.version_info < (3, 11):
     from exceptiongroup import BaseExceptionGroup  # anyio's backport on 3.10
@@ -30,7 +38,13 @@ from mcp.client.stdio import stdio_client
 from mcp.server.lowlevel.server import Server
 
 from mcp_native import adapters
-from mcp_native.adapters import mcp1_client, mcp1_lowlevel
+from mcp_native.adapters import mcp1_client, mcp1_lowlevel, mcp1_server
+
+# mcp 1.x's models (mypy checks the tests against mcp 2.x, whose mcp.types differ).
+mcp_types: Any = importlib.import_module("mcp.types")
+CallToolResult = mcp_types.CallToolResult
+TextContent = mcp_types.TextContent
+BaseSession = importlib.import_module("mcp.shared.session").BaseSession
 
 ROOT = Path(__file__).resolve().parents[2]
 LOWLEVEL = ROOT / "examples" / "lowlevel1_app.py"
@@ -211,7 +225,8 @@ def test_install_patches_and_uninstall_restores_exactly() -> None:
     session: Any = ClientSession
     stock = (server.call_tool, session._validate_tool_result)
     rep = adapters.install()
-    assert set(rep.patched) == {"lowlevel-validation-1x", "client-validation-1x", "stdio-server-1x", "stdio-client-1x"}
+    # (and the groups of the modules this process has imported: FastMCP's, fastmcp's)
+    assert {"lowlevel-validation-1x", "client-validation-1x", "stdio-server-1x", "stdio-client-1x"} <= set(rep.patched)
     assert server.call_tool is mcp1_lowlevel.call_tool
     assert session._validate_tool_result is mcp1_client.validate_tool_result
     adapters.uninstall()
@@ -251,3 +266,244 @@ def test_a_fastmcp_server_on_mcp1_is_adapted(how: str, tmp_path: Path) -> None:
     assert answers[2] == error_result(PROBLEM)
     assert answers[1] == stock[1] and answers[3] == stock[3]
     assert answers[3]["structuredContent"]["total"] == 200
+
+
+# -- results: FastMCP 1.x and fastmcp 3.x, in process -------------------------------------------
+
+
+class Point(TypedDict):
+    x: float
+    label: str
+
+
+class Where(BaseModel):
+    lat: float
+    lon: float = 0.0
+
+
+class Station(BaseModel):  # nested, aliased, Optional and defaults
+    station_id: int = Field(alias="stationId")
+    where: Where | None = None
+    tags: list[str] = []
+    note: str | None = Field(default=None, alias="Note")
+
+
+@dataclasses.dataclass
+class Reading:
+    at: str
+    value: float
+    flags: list[int] = dataclasses.field(default_factory=list)
+
+
+def weather(city: str) -> Point:
+    return {"x": 22.5, "label": city}
+
+
+def records(n: int) -> dict[str, list[dict[str, Any]]]:  # None inside: exclude_none leaves it
+    return {"rows": [{"id": i, "score": i * 1.37 % 100, "tags": ["a"] * (i % 3), "none": None} for i in range(n)]}
+
+
+def tiny_floats() -> dict[str, float]:
+    return {"a": 1e-05, "b": -2.5e-07, "c": 1e16, "d": 0.1}
+
+
+def coerced() -> Point:  # an int where the model wants a float, and a key it does not have
+    return {"x": 1, "label": 'é\n"', "extra": True}  # type: ignore[typeddict-unknown-key]
+
+
+def station() -> Station:
+    return Station(stationId=7, where=Where(lat=46.5), tags=["a", "é"], Note='q"')
+
+
+def stations() -> list[Station]:
+    return [Station(stationId=i, where=None if i % 2 else Where(lat=i, lon=-i)) for i in range(5)]
+
+
+def reading() -> Reading:
+    return Reading(at="2026-01-01T00:00:00Z", value=1.25, flags=[1, 2])
+
+
+def mixed() -> list[Any]:
+    return [1, "a", None, {"k": 1.5}, [2, "b"]]
+
+
+def listing() -> list[int]:
+    return [1, 2]
+
+
+def plain(x: int) -> str:
+    return str(x)
+
+
+def int_as_float() -> float:
+    return 1
+
+
+def nothing() -> None:
+    return None
+
+
+def empty() -> list[int]:
+    return []
+
+
+def not_json() -> dict[str, float]:
+    return {"a": math.nan}
+
+
+def invalid() -> Point:  # the output model refuses it: stock's error, word for word
+    return {"x": "not a number", "label": "a"}  # type: ignore[typeddict-item]
+
+
+def block() -> TextContent:  # type: ignore[valid-type]
+    return TextContent(type="text", text="hi")  # type: ignore[no-any-return]
+
+
+def built() -> CallToolResult:  # type: ignore[valid-type]
+    built = CallToolResult(content=[TextContent(type="text", text="x")], structuredContent={"k": 1})
+    return built  # type: ignore[no-any-return]
+
+
+_RESULT_TOOLS: list[tuple[Callable[..., Any], dict[str, Any]]] = [
+    (weather, {"city": "Zürich"}),
+    (records, {"n": 20}),
+    (tiny_floats, {}),
+    (coerced, {}),
+    (station, {}),
+    (stations, {}),
+    (reading, {}),
+    (mixed, {}),
+    (listing, {}),
+    (plain, {"x": 3}),
+    (int_as_float, {}),
+    (nothing, {}),
+    (empty, {}),
+    (not_json, {}),
+    (invalid, {}),
+    (block, {}),
+    (built, {}),
+]
+RESULT_TOOLS = {f.__name__: (f, args) for f, args in _RESULT_TOOLS}
+# Sent by the session without its dump (a marked mirror); the others take the stock path.
+FASTMCP1_NATIVE = set(RESULT_TOOLS) - {"nothing", "empty", "not_json", "invalid", "block", "built"}
+# Where the mirror shows structuredContent and stock's the raw value (as on mcp 2.x: README).
+MIRROR_FOLLOWS_MODEL = {"coerced", "int_as_float"}
+
+
+class Sent:
+    """The session's write stream: what ``_send_response`` sends."""
+
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+
+    async def send(self, message: Any) -> None:
+        self.messages.append(message)
+
+
+async def handled(server: Any, name: str, arguments: dict[str, Any]) -> Any:
+    """The ``ServerResult`` of the low-level ``tools/call`` handler ``server`` registered."""
+    handler = server.request_handlers[mcp_types.CallToolRequest]
+    params = mcp_types.CallToolRequestParams(name=name, arguments=arguments)
+    return await handler(mcp_types.CallToolRequest(method="tools/call", params=params))
+
+
+async def sent(response: Any) -> str:
+    """The line the stock stdio transport writes for ``response``, as the session sends it."""
+    session: Any = SimpleNamespace(_write_stream=Sent())
+    await BaseSession._send_response(session, 7, response)  # the installed one, adapted or stock
+    (message,) = session._write_stream.messages
+    return str(message.message.model_dump_json(by_alias=True, exclude_none=True))
+
+
+def fastmcp1_app() -> Any:
+    app = importlib.import_module("mcp.server.fastmcp").FastMCP("t")
+    for fn, _ in RESULT_TOOLS.values():
+        app.tool()(fn)
+    return app
+
+
+@pytest.mark.parametrize("name", list(RESULT_TOOLS))
+async def test_fastmcp1_results_go_out_as_stock_sends_them(name: str) -> None:
+    _, args = RESULT_TOOLS[name]
+    stock = await handled(fastmcp1_app()._mcp_server, name, args)
+    stock_line = await sent(stock)
+    adapters.install(strict=True)
+    assert set(adapters.report().patched) >= {"server-results-1x", "lowlevel-validation-1x"}  # type: ignore[union-attr]
+    adapted = await handled(fastmcp1_app()._mcp_server, name, args)
+    assert (mcp1_server._wire(adapted) is not None) == (name in FASTMCP1_NATIVE)
+    ours, theirs = adapted.root, stock.root
+    assert json.dumps(ours.structuredContent) == json.dumps(theirs.structuredContent)
+    assert (ours.isError, ours.model_fields_set) == (theirs.isError, theirs.model_fields_set)
+    if name == "invalid":
+        assert ours.isError and ours.content == theirs.content  # stock's error text
+        assert "Error executing tool invalid" in ours.content[0].text
+    if name in MIRROR_FOLLOWS_MODEL:
+        assert ours.content != theirs.content
+        assert [c.text for c in ours.content] == [
+            pydantic_core.to_json(
+                ours.structuredContent["result"] if name == "int_as_float" else ours.structuredContent, indent=2
+            ).decode()
+        ]
+        adapters.uninstall()
+        stock_line = await sent(adapted)  # stock's dump of the same result
+        adapters.install(strict=True)
+    else:  # byte for byte, every block
+        assert ours.content == theirs.content
+    assert await sent(adapted) == stock_line  # key order and exclude_none included
+
+
+def fastmcp3_app() -> Any:
+    fastmcp = pytest.importorskip("fastmcp")
+    app = fastmcp.FastMCP("t")
+    for fn, _ in RESULT_TOOLS.values():
+        app.tool(fn)
+    return app
+
+
+# fastmcp writes its mirror from the serialized value: every text is stock's byte for byte (a
+# CallToolResult the tool returns is serialized like any model on 3.x). Its tools have no output
+# model: mcp's handler refuses a result their schema does not accept, naming its pointer.
+FASTMCP3_NATIVE = set(RESULT_TOOLS) - {"nothing", "empty", "not_json", "invalid", "block"}
+
+
+@pytest.mark.parametrize("name", list(RESULT_TOOLS))
+async def test_fastmcp3_results_go_out_as_stock_sends_them(name: str) -> None:
+    _, args = RESULT_TOOLS[name]
+    stock = await handled(fastmcp3_app()._mcp_server, name, args)
+    stock_line = await sent(stock)
+    adapters.install(strict=True)
+    assert "fastmcp-results-3x" in adapters.report().patched  # type: ignore[union-attr]
+    adapted = await handled(fastmcp3_app()._mcp_server, name, args)
+    assert (mcp1_server._wire(adapted) is not None) == (name in FASTMCP3_NATIVE)
+    if name == "invalid":
+        (block,), (stock_block,) = adapted.root.content, stock.root.content
+        assert block.text == stock_block.text + " at /x"
+        assert stock_block.text == "Output validation error: 'not a number' is not of type 'number'"
+        return
+    assert adapted.root.content == stock.root.content
+    assert await sent(adapted) == stock_line
+
+
+async def test_a_changed_result_takes_the_stock_path() -> None:
+    adapters.install(strict=True)
+    changes: list[Callable[[Any], Any]] = [
+        lambda r: setattr(r, "isError", True),
+        lambda r: r.content.append(TextContent(type="text", text="more")),
+        lambda r: r.content.__setitem__(0, TextContent(type="text", text="x", _meta={"k": 1})),
+        lambda r: setattr(r, "structuredContent", None),
+        lambda r: r.structuredContent.__setitem__("x", 5),
+        lambda r: r.structuredContent.__setitem__("more", 5),
+        lambda r: setattr(r, "meta", {"other": 1}),
+    ]
+    for change in changes:
+        response = await handled(fastmcp1_app()._mcp_server, "weather", {"city": "Oslo"})
+        assert mcp1_server._wire(response) is not None
+        change(response.root)
+        assert mcp1_server._wire(response) is None
+        line = await sent(response)
+        adapters.uninstall()
+        assert await sent(response) == line
+        adapters.install(strict=True)
+    # A result built anywhere else, even of the same shape, is not trusted.
+    other = CallToolResult(content=[TextContent(type="text", text="{}")], structuredContent={"a": 1})
+    assert mcp1_server._wire(mcp_types.ServerResult(other)) is None

@@ -136,9 +136,12 @@ def test_a_release_is_judged_by_the_groups_of_its_line(monkeypatch: pytest.Monke
 
     sdks = ("mcp", "fastmcp")
     newest = {g.name for g in adapters.GROUPS if g.line is None and g.dist in sdks}
-    # fastmcp 3.x has no groups of its own: mcp 1.x's serve its servers.
     line_1 = {g.name for g in adapters.GROUPS if g.line == 1 and g.dist in sdks}
-    assert names({"mcp": "1.30.0", "fastmcp": "3.4.11"}) == line_1
+    line_3 = {g.name for g in adapters.GROUPS if g.line == 3 and g.dist == "fastmcp"}
+    assert line_3 and names({"mcp": "1.30.0", "fastmcp": "3.4.11"}) == line_1 | line_3
+    # fastmcp 2.x has no groups of its own: mcp 1.x's serve its servers, as the line says.
+    assert names({"mcp": "1.30.0", "fastmcp": "2.14.7"}) == line_1
+    assert "fastmcp 2.14.7: no groups of its own, its servers run on mcp's" in adapters.check().summary()
     assert names({"mcp": "2.3.0", "fastmcp": "4.1.2"}) == newest
     # A major release newer than the groups: the newest line's, applied where the code is unchanged.
     assert names({"mcp": "3.0.0", "fastmcp": "5.0.0"}) == newest

@@ -150,6 +150,7 @@ _HTTP = "mcp.server.streamable_http"
 _HTTP_MODERN = "mcp.server._streamable_http_modern"
 _FUNC_METADATA = "mcp.server.mcpserver.utilities.func_metadata"
 _LOWLEVEL = "mcp.server.lowlevel.server"
+_FUNC_METADATA_1X = "mcp.server.fastmcp.utilities.func_metadata"
 _AZURE_APP = "azure.functions.decorators.function_app"
 
 #: Every patch group, in the order they are applied.
@@ -438,6 +439,75 @@ GROUPS: tuple[GroupSpec, ...] = (
         line=1,
     ),
     GroupSpec(
+        "server-results-1x",
+        "mcp",
+        "server results",
+        ("server",),
+        "FastMCP 1.x tool results: the text mirror written natively, sent without a second dump",
+        (
+            Target(
+                _FUNC_METADATA_1X,
+                "FuncMetadata.convert_result",
+                "mcp1_server",
+                "convert_result",
+                "stock_convert_result",
+            ),
+            Target(
+                "mcp.shared.session",
+                "BaseSession._send_response",
+                "mcp1_server",
+                "send_response",
+                "stock_send_response",
+            ),
+        ),
+        (
+            f"{_FUNC_METADATA_1X}:FuncMetadata",
+            f"{_FUNC_METADATA_1X}:_convert_to_content",
+            "mcp.server.fastmcp.tools.base:Tool.run",
+            # What hands the session the handler's result, and what it sends.
+            "mcp.shared.session:RequestResponder.respond",
+            "mcp.shared.message:SessionMessage",
+            "mcp.types:Result",
+            "mcp.types:CallToolResult",
+            "mcp.types:ContentBlock",
+            "mcp.types:TextContent",
+            "mcp.types:ServerResult",
+            "mcp.types:JSONRPCResponse",
+            "mcp.types:JSONRPCMessage",
+        ),
+        settings=("mirror_indent",),
+        line=1,
+    ),
+    GroupSpec(
+        "fastmcp-results-3x",
+        "fastmcp",
+        "server results",
+        ("server",),
+        "fastmcp 3.x tool results: serialized once, the mirror written natively and marked",
+        (
+            Target(
+                "fastmcp.tools.base", "Tool.convert_result", "fastmcp3_server", "convert_result", "stock_convert_result"
+            ),
+        ),
+        (
+            "fastmcp.tools.base:Tool.serializer",
+            "fastmcp.tools.base:Tool.output_schema",
+            "fastmcp.tools.base:ToolResult",
+            "fastmcp.tools.base:resolve_serialize_by_alias",
+            "fastmcp.tools.base:default_serializer",
+            "fastmcp.tools.base:_serialize_with_fallback",
+            "fastmcp.tools.base:_convert_to_content",
+            "fastmcp.tools.base:_convert_to_single_content_block",
+            "fastmcp.tools.base:_HAS_PREFAB",
+            "fastmcp.utilities.types:Audio",
+            "fastmcp.utilities.types:File",
+            "fastmcp.utilities.types:Image",
+            "fastmcp.tools.function_tool:FunctionTool.run",
+            "fastmcp.server.mixins.mcp_operations:MCPOperationsMixin._call_tool_mcp",
+        ),
+        line=3,
+    ),
+    GroupSpec(
         "client-validation-1x",
         "mcp",
         "client validation",
@@ -537,6 +607,10 @@ class Report:
         parts = []
         for dist, version in self.versions.items():
             groups = [g for g in self.groups if g.spec.dist == dist and g.state != "off"]
+            if not groups and _line(dist, version) is None:
+                # A line with no groups of its own (fastmcp 2.x): mcp's groups serve its servers.
+                parts.append(f"{dist} {version}: no groups of its own, its servers run on mcp's")
+                continue
             active = [g for g in groups if g.state in ("patched", "waiting")]
             text = f"{dist} {version}: {len(active)} of {len(groups)} groups"
             stock = [g.spec.name for g in groups if g.state == "stock"]
@@ -588,7 +662,7 @@ def _major(version: str) -> int | None:
 def _line(dist: str, version: str) -> int | None:
     """The release line whose groups serve ``version``: its major line; for a major release
     newer than any group is written for, the newest line (its groups apply where the code is
-    unchanged); for an older line without groups (fastmcp 3.x, served by mcp 1.x's), None."""
+    unchanged); for an older line without groups (fastmcp 2.x, served by mcp 1.x's), None."""
     major = _major(version)
     if any(g.dist == dist and g.major == major for g in GROUPS):
         return major
