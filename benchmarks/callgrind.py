@@ -1,6 +1,7 @@
 """Instructions per call of the hot entry points, counted by callgrind (stable on a noisy machine,
 unlike time): ``dumps``, ``loads``, ``Validator.is_valid``, ``Validator.is_valid_json`` and
-``Tool.encode_response`` on the benchmark payloads (``payloads.py``).
+``Tool.encode_response`` on the benchmark payloads (``payloads.py``), and MCPServer's text mirror
+of a list result (``pydantic_json_text(record, 2)`` for each of the 200 records).
 
     python benchmarks/callgrind.py            # counts for the mcp_native on sys.path
     PYTHONPATH=DIR python -S benchmarks/callgrind.py   # for the package (with its _core) in DIR
@@ -25,13 +26,15 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 CALLS = 200
-ENTRY_POINTS = ("dumps", "loads", "is_valid", "is_valid_json", "encode_response")
+ENTRY_POINTS = ("dumps", "loads", "is_valid", "is_valid_json", "encode_response", "mirror")
 
 
 def _setup(name: str) -> Any:
     sys.path.insert(0, str(HERE))
-    import mcp_native
     from payloads import call_tool_result
+
+    import mcp_native
+    from mcp_native._core import pydantic_json_text
 
     result = call_tool_result(200)
     data = result["result"]["structuredContent"]
@@ -64,6 +67,7 @@ def _setup(name: str) -> Any:
         "is_valid": lambda: validator.is_valid(data),
         "is_valid_json": lambda: validator.is_valid_json(text),
         "encode_response": lambda: tool.encode_response(1, data),
+        "mirror": lambda: [pydantic_json_text(record, 2) for record in data["records"]],
     }[name]
 
 

@@ -12,6 +12,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "mcp_native/json/indent.hpp"
 #include "py_dict.hpp"
 #include "py_int.hpp"
 #include "py_json.hpp"
@@ -21,10 +22,20 @@ namespace mcp_native::bindings {
 // less of the walk, which cost dumps 7-12% more instructions.
 namespace {
 
-/// Compact JSON of Python objects into a JsonWriter (see dump_py for the rules).
-class Dumper {
+/// JSON of Python objects into a JsonWriter (see dump_py for the rules): compact, or with
+/// kLaidOut in the punctuation and float spelling of a JsonLayout, in the same single walk. The
+/// compact writer fuses each comma into the write of the value after it; laid out, the layout
+/// writes the commas.
+template <bool kLaidOut>
+class BasicDumper {
  public:
-  Dumper(JsonWriter& w, PyObject* default_fn, bool sort_keys) : w_(w), default_fn_(default_fn), sort_keys_(sort_keys) {}
+  BasicDumper(JsonWriter& w, PyObject* default_fn, bool sort_keys) requires(!kLaidOut)
+      : w_(w), default_fn_(default_fn), sort_keys_(sort_keys) {}
+  BasicDumper(JsonWriter& w, PyObject* default_fn, bool sort_keys, JsonLayout& layout) requires kLaidOut
+      : w_(w),
+        default_fn_(default_fn),
+        sort_keys_(sort_keys),
+        layout_(&layout) {}
 
   bool value(PyObject* o) {
     PyTypeObject* t = Py_TYPE(o);
@@ -59,6 +70,33 @@ class Dumper {
   }
   void leave() { --depth_; }
 
+  // The punctuation, compact or through the layout.
+  void open(char bracket) {
+    if constexpr (kLaidOut) return layout_->open(w_, bracket);
+    w_.put(bracket);
+  }
+  void close(char bracket) {
+    if constexpr (kLaidOut) return layout_->close(w_, bracket);
+    w_.put(bracket);
+  }
+  void comma() {
+    if constexpr (kLaidOut) return layout_->comma(w_);
+    w_.put(',');
+  }
+  void colon() {
+    if constexpr (kLaidOut) return layout_->colon(w_);
+    w_.put(':');
+  }
+  // Laid out, writes the comma that a compact write fuses into the value after it, and returns
+  // false: the value then goes without one. Compact, returns `comma`.
+  [[gnu::always_inline]] bool fused_comma(bool comma) {
+    if constexpr (kLaidOut) {
+      if (comma) layout_->comma(w_);
+      return false;
+    }
+    return comma;
+  }
+
   // Writes a value borrowed from a list or dict. Values whose writing can run Python code
   // (containers, subclasses, default()) are held meanwhile, as that code may remove them from
   // their container; exact str/int/float values are not, sparing a write to every object.
@@ -73,6 +111,7 @@ class Dumper {
   // Writes None, True or False (o is one of them), preceded by a comma if `comma`: a fixed
   // 8-byte copy of ",null", ",true", ",false" (or without the comma), zero-padded.
   [[gnu::always_inline]] bool constant(PyObject* o, bool comma) {
+    comma = fused_comma(comma);
     static constexpr char kNull[9] = ",null", kTrue[9] = ",true", kFalse[9] = ",false";
     const char* text = o == Py_None ? kNull : o == Py_True ? kTrue : kFalse;
     char* p = w_.extend(8);
@@ -149,6 +188,7 @@ class Dumper {
 
   // Writes an int read by compact_int, preceded by a comma if `comma`: one reservation for both.
   [[gnu::always_inline]] bool small_integer(std::int64_t v, bool comma) {
+    comma = fused_comma(comma);
     char* p = w_.extend(21);
     *p = ',';
     w_.commit(comma + format_int(v, p + comma));
@@ -159,6 +199,8 @@ class Dumper {
   bool real(PyObject* o, bool comma = false) {
     const double v = PyFloat_AS_DOUBLE(o);
     if (!std::isfinite(v)) return out_of_range(o), false;
+    comma = fused_comma(comma);
+    if constexpr (kLaidOut) return layout_->write_double(w_, v), true;
     char* p = w_.extend(kMaxDoubleChars + 1);
     *p = ',';
     w_.commit(comma + format_double(v, p + comma));
@@ -172,6 +214,7 @@ class Dumper {
   // reservation for both: every reservation reads and writes the writer's length in memory,
   // and a chain of those per item is what limits the speed on long lists.
   [[gnu::always_inline]] bool list_item(PyObject* o, bool comma) {
+    comma = fused_comma(comma);
     PyTypeObject* t = Py_TYPE(o);
     if (t == &PyFloat_Type) return real(o, comma);
     if (t == &PyList_Type || t == &PyDict_Type) {
@@ -189,12 +232,12 @@ class Dumper {
   bool list(PyObject* o) {
     if (PyList_GET_SIZE(o) == 0) return w_.append("[]"), true;
     if (!enter(o)) return false;
-    w_.put('[');
+    open('[');
     // The size is re-read each time: default() may run arbitrary code that resizes the list.
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) {
       if (!list_item(PyList_GET_ITEM(o, i), i != 0)) return false;
     }
-    w_.put(']');
+    close(']');
     leave();
     return true;
   }
@@ -203,12 +246,12 @@ class Dumper {
     const Py_ssize_t n = PyTuple_GET_SIZE(o);
     if (n == 0) return w_.append("[]"), true;
     if (!enter(o)) return false;
-    w_.put('[');
+    open('[');
     for (Py_ssize_t i = 0; i < n; ++i) {
-      if (i) w_.put(',');
+      if (i) comma();
       if (!value(PyTuple_GET_ITEM(o, i))) return false;
     }
-    w_.put(']');
+    close(']');
     leave();
     return true;
   }
@@ -277,10 +320,10 @@ class Dumper {
 
   // Writes the comma (unless first), the key and the colon of a dict member.
   [[gnu::always_inline]] bool member_key(PyObject* k, bool first) {
-    if (Py_TYPE(k) == &PyUnicode_Type) return text(k, first ? 0 : ',', ':');
-    if (!first) w_.put(',');
+    if (!kLaidOut && Py_TYPE(k) == &PyUnicode_Type) return text(k, first ? 0 : ',', ':');
+    if (!first) comma();
     if (!key(k)) return false;
-    w_.put(':');
+    colon();
     return true;
   }
 
@@ -299,7 +342,7 @@ class Dumper {
   [[gnu::always_inline]] bool members(PyObject* o, Member&& member) {
     if (PyDict_GET_SIZE(o) == 0) return w_.append("{}"), true;
     if (!enter(o)) return false;
-    w_.put('{');
+    open('{');
     Py_ssize_t pos = 0;
     PyObject *k, *v;
     bool first = true;
@@ -307,7 +350,7 @@ class Dumper {
       if (!member(k, v, first)) return false;
       first = false;
     }
-    w_.put('}');
+    close('}');
     leave();
     return true;
   }
@@ -321,7 +364,7 @@ class Dumper {
     if (ok && PyList_GET_SIZE(items) == 0) {
       w_.append("{}");
     } else if (ok && (ok = enter(o))) {
-      w_.put('{');
+      open('{');
       for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(items); ++i) {
         PyObject* item = PyList_GET_ITEM(items, i);
         if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
@@ -332,7 +375,7 @@ class Dumper {
         ok = member(PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1), i == 0);
       }
       if (ok) {
-        w_.put('}');
+        close('}');
         leave();
       }
     }
@@ -385,9 +428,12 @@ class Dumper {
   JsonWriter& w_;
   PyObject* default_fn_;
   bool sort_keys_;
+  JsonLayout* layout_ = nullptr;  // with kLaidOut
   int depth_ = 0;
   PyObject* stack_[kMaxJsonDepth];  // open containers and default() inputs, for cycle messages
 };
+
+using Dumper = BasicDumper<false>;
 
 }  // namespace
 }  // namespace mcp_native::bindings

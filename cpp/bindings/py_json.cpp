@@ -472,13 +472,11 @@ bool parse_indent(PyObject* v, int& indent) {
   return true;
 }
 
-// Writes obj compactly into a scratch writer, then lays it out into `w` (indent < 0: compact).
-bool dump_indented(JsonWriter& w, PyObject* obj, PyObject* default_fn, bool sort_keys, int indent,
+// Writes obj indented by `indent` spaces (< 0: compact), its floats spelled as `floats` says.
+bool dump_laid_out(JsonWriter& w, PyObject* obj, PyObject* default_fn, bool sort_keys, int indent,
                    FloatSpelling floats) {
-  JsonWriter compact;
-  if (!dump_py(compact, obj, default_fn, sort_keys)) return false;
-  append_indented(w, compact.view(), indent < 0 ? std::nullopt : std::optional<unsigned>(indent), floats);
-  return true;
+  JsonLayout layout(indent < 0 ? std::nullopt : std::optional<unsigned>(indent), floats);
+  return BasicDumper<true>(w, default_fn, sort_keys, layout).value(obj);
 }
 
 }  // namespace
@@ -500,7 +498,7 @@ PyObject* py_dumps(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
 
   if (indent < 0) return write_bytes([&](JsonWriter& w) { return dump_py(w, obj, default_fn, sort_keys); });
   return write_bytes(
-      [&](JsonWriter& w) { return dump_indented(w, obj, default_fn, sort_keys, indent, FloatSpelling::kRepr); });
+      [&](JsonWriter& w) { return dump_laid_out(w, obj, default_fn, sort_keys, indent, FloatSpelling::kRepr); });
 }
 
 PyObject* py_pydantic_json_text(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
@@ -510,9 +508,12 @@ PyObject* py_pydantic_json_text(PyObject*, PyObject* const* args, Py_ssize_t nar
   }
   int indent;
   if (!parse_indent(args[1], indent)) return nullptr;
-  JsonWriter w;
+  // Written into write_bytes()'s scratch buffer (no allocation for the short texts a mirror
+  // block usually holds), then decoded into the str.
+  BytesOut out;
+  JsonWriter w = out.writer();
   try {
-    if (!dump_indented(w, args[0], nullptr, false, indent, FloatSpelling::kPydantic)) {
+    if (!dump_laid_out(w, args[0], nullptr, false, indent, FloatSpelling::kPydantic)) {
       return nullptr;
     }
   } catch (const std::bad_alloc&) {

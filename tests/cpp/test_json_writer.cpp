@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <simdjson.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -379,9 +380,51 @@ TEST(JsonWriterString, DenseEscapesMatchAByteByByteReference) {
 
 namespace {
 
-std::string laid_out(std::string_view compact, std::optional<unsigned> indent, mcp_native::FloatSpelling floats) {
+// Writes `e` in one walk with `layout`, as the walk over Python objects does.
+void write_laid_out(JsonWriter& w, mcp_native::JsonLayout& layout, simdjson::dom::element e) {
+  switch (e.type()) {
+    case simdjson::dom::element_type::ARRAY: {
+      const simdjson::dom::array items = e.get_array().value();
+      if (items.size() == 0) return w.append("[]");
+      layout.open(w, '[');
+      bool first = true;
+      for (auto x : items) {
+        if (!first) layout.comma(w);
+        first = false;
+        write_laid_out(w, layout, x);
+      }
+      return layout.close(w, ']');
+    }
+    case simdjson::dom::element_type::OBJECT: {
+      const simdjson::dom::object members = e.get_object().value();
+      if (members.size() == 0) return w.append("{}");
+      layout.open(w, '{');
+      bool first = true;
+      for (auto [k, v] : members) {
+        if (!first) layout.comma(w);
+        first = false;
+        w.write_string(k);
+        layout.colon(w);
+        write_laid_out(w, layout, v);
+      }
+      return layout.close(w, '}');
+    }
+    case simdjson::dom::element_type::DOUBLE: return layout.write_double(w, e.get_double().value());
+    case simdjson::dom::element_type::INT64: return w.write_int(e.get_int64().value());
+    case simdjson::dom::element_type::STRING: return w.write_string(e.get_string().value());
+    case simdjson::dom::element_type::BOOL: return w.write_bool(e.get_bool().value());
+    case simdjson::dom::element_type::NULL_VALUE: return w.write_null();
+    default: FAIL() << "no such value in these tests";
+  }
+}
+
+std::string laid_out(std::string_view json, std::optional<unsigned> indent, mcp_native::FloatSpelling floats) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  EXPECT_FALSE(parser.parse(simdjson::padded_string(json)).get(root)) << json;
   JsonWriter w;
-  mcp_native::append_indented(w, compact, indent, floats);
+  mcp_native::JsonLayout layout(indent, floats);
+  write_laid_out(w, layout, root);
   return std::string(w.view());
 }
 
@@ -393,7 +436,7 @@ TEST(JsonIndent, LaysOutLikeJsonDumpsIndent) {
             "{\n  \"a\": [\n    1,\n    {\n      \"b\": []\n    },\n    {}\n  ],\n  \"c\": \"x,y:{[\\\"]}\\\\\"\n}");
   EXPECT_EQ(laid_out("[true,false,null]", 0, FloatSpelling::kRepr), "[\ntrue,\nfalse,\nnull\n]");
   EXPECT_EQ(laid_out("[]", 4, FloatSpelling::kRepr), "[]");
-  EXPECT_EQ(laid_out(R"({"e":1e-05})", std::nullopt, FloatSpelling::kRepr), R"({"e":1e-05})");
+  EXPECT_EQ(laid_out(R"({"e":1e-05,"f":[[1]]})", std::nullopt, FloatSpelling::kRepr), R"({"e":1e-05,"f":[[1]]})");
 }
 
 TEST(JsonIndent, LaysOutLikeJsonDumpsDefault) {

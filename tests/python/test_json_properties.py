@@ -135,6 +135,7 @@ def test_dumps_indent_matches_stdlib(obj: Any, indent: int, sort_keys: bool) -> 
 @given(json_like(valid_text, finite_floats, valid_text), st.sampled_from([None, 0, 2, 3]))
 @example([1e-05, -2.5e-05, 1.5e-05, 9.999e-05, 1e-04, 1e-07, -1.2345e-300, 1e16, 1.5e300, 0.0, -0.0], 2)
 @example({"a": [], "b": {}, "c": 'é\u2028"\\\x00\x1f\x7f'}, 2)
+@example({"a": [[], [{}], {"b": [[], {}]}], "n": 2**70, "m": -(2**64), "u": "\U0001f600"}, 2)
 def test_pydantic_json_text_matches_pydantic(obj: Any, indent: int | None) -> None:
     assert pydantic_json_text(obj, indent) == pydantic_core.to_json(obj, indent=indent).decode()
 

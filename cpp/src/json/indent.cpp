@@ -6,30 +6,6 @@
 namespace mcp_native {
 namespace {
 
-void newline(JsonWriter& out, unsigned indent, std::size_t depth) {
-  const std::size_t n = indent * depth;
-  char* p = out.extend(n + 1);
-  p[0] = '\n';
-  std::memset(p + 1, ' ', n);
-  out.commit(n + 1);
-}
-
-// The offset just past the string that opens at offset `open` (its closing quote is the first
-// one not escaped by a backslash).
-std::size_t string_end(std::string_view text, std::size_t open) {
-  std::size_t p = open + 1;
-  for (;;) {
-    p = text.find('"', p);
-    if (p == std::string_view::npos) return text.size();
-    std::size_t b = p;
-    while (text[b - 1] == '\\') --b;
-    ++p;
-    if ((p - 1 - b) % 2 == 0) return p;
-  }
-}
-
-bool is_number_byte(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e'; }
-
 // `num` is a float in repr's scientific layout, [-]d[.ddd]e(+|-)XX. pydantic-core writes
 // positive exponents as repr does, but negative ones without zero padding ("1e-07" is "1e-7"),
 // and exponent -5 as a plain decimal ("2.5e-05" is "0.000025").
@@ -56,97 +32,33 @@ void append_pydantic_float(JsonWriter& out, std::string_view num, std::size_t e)
   out.append(digits);
 }
 
-// Copies `compact` with its floats respelled for pydantic (append_pydantic_float).
-void respell_compact(JsonWriter& out, std::string_view compact) {
-  std::size_t done = 0;
-  for (std::size_t i = 0; i < compact.size();) {
-    const char c = compact[i];
-    if (c == '"') {
-      i = string_end(compact, i);
-    } else if (c == '-' || (c >= '0' && c <= '9')) {
-      std::size_t j = i + 1;
-      while (j < compact.size() && is_number_byte(compact[j])) ++j;
-      const std::string_view token = compact.substr(i, j - i);
-      const std::size_t e = token.find('e');
-      if (e != std::string_view::npos) {
-        out.append(compact.substr(done, i - done));
-        append_pydantic_float(out, token, e);
-        done = j;
-      }
-      i = j;
-    } else {
-      ++i;
-    }
-  }
-  out.append(compact.substr(done));
-}
-
 }  // namespace
 
-void append_indented(JsonWriter& out, std::string_view compact, std::optional<unsigned> indent, FloatSpelling floats) {
-  if (!indent) {
-    if (floats == FloatSpelling::kRepr) return out.append(compact);
-    respell_compact(out, compact);
+void JsonLayout::line(JsonWriter& out, char lead, std::size_t depth) {
+  // The indentation goes in whole blocks of spaces, stored past its end into reserved room:
+  // fixed-size copies rather than a memset call for a few bytes on every line.
+  static constexpr std::size_t kBlock = 16;
+  static constexpr char kSpaces[kBlock + 1] = "                ";
+  const std::size_t n = indent_ * depth;
+  char* p = out.extend(n + 2 + kBlock);
+  char* const start = p;
+  *p = lead;
+  p += lead != 0;
+  *p++ = '\n';
+  for (std::size_t i = 0; i < n; i += kBlock) std::memcpy(p + i, kSpaces, kBlock);
+  out.commit(static_cast<std::size_t>(p - start) + n);
+}
+
+void JsonLayout::write_double(JsonWriter& out, double v) {
+  if (floats_ == FloatSpelling::kRepr) {
+    out.write_double(v);
     return;
   }
-  const char* s = compact.data();
-  const char* const end = s + compact.size();
-  std::size_t depth = 0;
-  out.reserve(compact.size() + compact.size() / 4);
-  while (s < end) {
-    const char c = *s;
-    switch (c) {
-      case '{':
-      case '[':
-        if (s + 1 < end && (s[1] == '}' || s[1] == ']')) {  // an empty container stays on its line
-          out.put(c);
-          out.put(s[1]);
-          s += 2;
-          continue;
-        }
-        out.put(c);
-        newline(out, *indent, ++depth);
-        ++s;
-        continue;
-      case '}':
-      case ']':
-        newline(out, *indent, --depth);
-        out.put(c);
-        ++s;
-        continue;
-      case ',':
-        out.put(',');
-        newline(out, *indent, depth);
-        ++s;
-        continue;
-      case ':':
-        out.append(": ");
-        ++s;
-        continue;
-      case '"': {
-        const std::size_t open = static_cast<std::size_t>(s - compact.data());
-        const std::size_t close = string_end(compact, open);
-        out.append(compact.substr(open, close - open));
-        s = compact.data() + close;
-        continue;
-      }
-      default: {
-        // A number ([-0-9][0-9.eE+-]*), or true/false/null (letters).
-        const char* p = s + 1;
-        const bool number = c == '-' || (c >= '0' && c <= '9');
-        while (p < end && (number ? is_number_byte(*p) : (*p >= 'a' && *p <= 'z'))) ++p;
-        const std::string_view token{s, static_cast<std::size_t>(p - s)};
-        const std::size_t e = number ? token.find('e') : std::string_view::npos;
-        if (floats == FloatSpelling::kPydantic && e != std::string_view::npos) {
-          append_pydantic_float(out, token, e);
-        } else {
-          out.append(token);
-        }
-        s = p;
-        continue;
-      }
-    }
-  }
+  char buf[kMaxDoubleChars];
+  const std::string_view num(buf, format_double(v, buf));
+  const std::size_t e = num.find('e');
+  if (e == std::string_view::npos) return out.append(num);
+  append_pydantic_float(out, num, e);
 }
 
 namespace {
