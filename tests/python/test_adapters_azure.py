@@ -7,10 +7,11 @@ awaited, its return value encoded by the trigger's converter. Each output is rea
 host's MCP extension reads an McpToolResult (its ``ToolReturnValueBinder``) and the
 ``CallToolResult`` it gives is checked against the official 2025-11-25 schema in ../shared and
 against the wrapper's rule that structured content comes with a ``TextContent`` block.
-(scripts/azure-functions runs this module on azure-functions 1.26 / Python 3.11 and 2.3 / 3.13.)"""
+(The test extra brings azure-functions 1.26 below Python 3.13 and 2.3 from 3.13;
+scripts/azure-functions runs this module on 1.26 / Python 3.11 and 2.3 / 3.13.)"""
 
 # mypy: disallow-untyped-decorators=False
-# (azure-functions has no types, and is not installed where mypy runs)
+# (azure-functions' decorators have no types)
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ from mcp_native import Validator, adapters
 func = pytest.importorskip("azure.functions", reason="azure-functions is not installed (pip install azure-functions)")
 pytest.importorskip("mcp.types", reason="the mcp SDK is not installed")
 
-from azure.functions.mcp import _MCPToolTriggerConverter  # type: ignore[import-not-found]  # noqa: E402
+from azure.functions.mcp import _MCPToolTriggerConverter  # noqa: E402
 from mcp.types import CallToolResult, ImageContent, TextContent  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
@@ -405,7 +406,7 @@ def test_tools_without_result_schema_keep_the_stock_wrapper(adapted: adapters.Re
 
 
 def test_uninstall_restores_the_decorator(adapted: adapters.Report) -> None:
-    from azure.functions.decorators.function_app import TriggerApi  # type: ignore[import-not-found]
+    from azure.functions.decorators.function_app import TriggerApi
 
     assert TriggerApi.mcp_tool.__module__ == "mcp_native.adapters.azure_functions"
     adapters.uninstall()

@@ -47,7 +47,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from azure.functions.mcp import MCPToolContext  # type: ignore[import-not-found]  # (untyped; absent in .venv)
+from azure.functions.mcp import MCPToolContext
 
 from .. import _core
 from ..content import check_block
