@@ -164,7 +164,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
     before = _targets()
     _tested_with(monkeypatch, sdk_versions, "mcp", "mcp.client.stdio:_drain_stdout")
     with pytest.warns(
-        RuntimeWarning, match=r"mcp 9\.9\.9: 9 of 10 groups \(stock: stdio-client; see python -m mcp_native doctor\)"
+        RuntimeWarning, match=r"mcp 9\.9\.9: 10 of 11 groups \(stock: stdio-client; see python -m mcp_native doctor\)"
     ):
         report = adapters.install()
     assert report.stock == ["stdio-client"]
@@ -183,7 +183,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
 
 def test_an_untested_fastmcp_leaves_mcp_patched(monkeypatch: pytest.MonkeyPatch, sdk_versions: dict[str, str]) -> None:
     _tested_with(monkeypatch, sdk_versions, "fastmcp", "fastmcp.tools.base:_serialize_to_jsonable", "4.9.0")
-    line = f"mcp {sdk_versions['mcp']}: 10 of 10 groups; fastmcp 4.9.0: 0 of 1 groups"
+    line = f"mcp {sdk_versions['mcp']}: 11 of 11 groups; fastmcp 4.9.0: 0 of 1 groups"
     with pytest.warns(RuntimeWarning, match=re.escape(line)):
         report = adapters.install()
     assert report.stock == ["fastmcp-results"] and report.patched == [g for g in ALL_GROUPS if g != "fastmcp-results"]

@@ -85,13 +85,15 @@ _NEWEST_LINE = {"mcp": 2, "fastmcp": 4, "azure-functions": 2}
 @dataclass(frozen=True)
 class Target:
     """``module.attribute`` replaced by ``mcp_native.adapters.<adapter>.<function>``; with
-    ``stock``, the adapter's attribute of that name receives the original."""
+    ``stock``, the adapter's attribute of that name receives the original; with ``holds``, the
+    attribute is a module global that must be that module or object (see ``Patch.holds``)."""
 
     module: str
     attribute: str
     adapter: str
     function: str
     stock: str | None = None
+    holds: str | None = None
 
     @property
     def name(self) -> str:
@@ -261,6 +263,16 @@ GROUPS: tuple[GroupSpec, ...] = (
             Target(_HTTP_MODERN, "_write", "http", "write", "stock_write"),
         ),
         _WIRE,
+    ),
+    GroupSpec(
+        "http-modern-bodies",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP (2026-07-28): request bodies parsed natively",
+        (Target(_HTTP_MODERN, "json", "http", "modern_json", holds="json"),),
+        # The one json.loads of a request body, and what it answers when that fails.
+        (f"{_HTTP_MODERN}:handle_modern_request",),
     ),
     GroupSpec(
         "client-results",
@@ -722,7 +734,14 @@ def _patches(spec: GroupSpec, versions: Mapping[str, str], settings: Mapping[str
     for target in spec.targets:
         native = f"{__name__}.{target.adapter}:{target.function}"
         patches.append(
-            Patch(target.module, target.attribute, native, spec.what, on_apply=_keep(target, settings, spec.settings))
+            Patch(
+                target.module,
+                target.attribute,
+                native,
+                spec.what,
+                holds=target.holds,
+                on_apply=_keep(target, settings, spec.settings),
+            )
         )
     first = patches[0]
     for dist, modules in spec.bindings.items():

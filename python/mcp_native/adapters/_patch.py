@@ -27,7 +27,8 @@ class Patch:
     ``replacement`` names ("package.module:name", imported when the patch is applied).
 
     ``expects`` names another patch whose original this attribute must hold (a name bound by
-    ``from ... import``); otherwise it must be a function of this module and qualified name.
+    ``from ... import``); ``holds`` names the module (``"json"``) or object (``"module:name"``)
+    a module global must be; otherwise it must be a function of this module and qualified name.
     The replacement is imported only once the attribute has passed that check. ``on_apply``
     receives the original, for a replacement that calls it. An ``optional`` patch (a binding
     some releases do not have) is skipped where its attribute is absent."""
@@ -37,6 +38,7 @@ class Patch:
     replacement: str
     what: str  # one line for the report
     expects: Patch | None = None
+    holds: str | None = None
     on_apply: Callable[[Any], None] | None = None
     optional: bool = False
     original: Any = field(default=None, init=False)
@@ -73,6 +75,12 @@ class Patch:
                     f"{self.module}.{self.attribute} is not {self.expects.module}.{self.expects.attribute}"
                 )
             original = self.expects.original
+        elif self.holds is not None:
+            module, _, name = self.holds.partition(":")
+            held = importlib.import_module(module)
+            if current is not (getattr(held, name) if name else held):
+                raise UnexpectedTarget(f"{self.module}.{self.attribute}: found {current!r}, expected {self.holds}")
+            original = current
         elif (
             getattr(current, "__module__", None) != self.module
             or getattr(current, "__qualname__", None) != self.attribute

@@ -2,7 +2,7 @@
 tested with.
 
 A name (``"package.module:Class.attr"``) is fingerprinted from the source file of its module,
-read without importing it: the ``ast`` dump of its definition (a function, a class, an
+read without importing it: the ``ast`` dump of its definition (a function, a class, an import, an
 assignment), docstrings left out, hashed. Comments, blank lines and docstrings may change; the
 code may not. ``fingerprints.json`` (written by ``scripts/fingerprints.py`` from the sdists of
 the tested releases) holds, per tested release, the fingerprint of every name a group relies
@@ -67,6 +67,8 @@ def _bound(statement: ast.stmt) -> list[str]:
         return [t.id for t in statement.targets if isinstance(t, ast.Name)]
     if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
         return [statement.target.id]
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return [alias.asname or alias.name.split(".")[0] for alias in statement.names]
     return []
 
 

@@ -5,11 +5,18 @@ native encoder, and a malformed envelope answered with ``-32600`` Invalid Reques
 2025-era path (``mcp.server.streamable_http.StreamableHTTPServerTransport``): response bodies
 (``_create_json_response``) and SSE event data (``_create_event_data``). 2026-07-28 path
 (``mcp.server._streamable_http_modern``): ``_write`` and ``_sse_event``, for responses; errors and
-notifications keep the stock serialization (its ``exclude_none`` rules).
+notifications keep the stock serialization (its ``exclude_none`` rules); request bodies parsed by
+``mcp_native.loads`` instead of ``json.loads`` (:data:`modern_json`).
+
+The 2025-era path keeps its own parser: ``pydantic_core.from_json`` is native code already, as
+fast as ``mcp_native.loads`` on a tools/call body (about 2 µs for 200 bytes, 8 µs for a 40 KB
+string argument), and it refuses what ``loads`` accepts (nesting past 200 levels, escaped lone
+surrogates), which would have to be checked for first.
 """
 
 from __future__ import annotations
 
+import json
 from http import HTTPStatus
 from typing import Any
 
@@ -17,7 +24,7 @@ import mcp_types
 from mcp.server.streamable_http import CONTENT_TYPE_JSON, MCP_SESSION_ID_HEADER
 from starlette.responses import Response
 
-from .. import jsonrpc
+from .. import jsonrpc, loads
 from ._wire import encode
 
 # The originals, set by install(): the replacements hand them what they do not write natively.
@@ -85,3 +92,37 @@ async def write(msg: Any, scope: Any, receive: Any, send: Any) -> None:
         await stock_write(msg, scope, receive, send)
         return
     await Response(body, status_code=HTTPStatus.OK, media_type="application/json")(scope, receive, send)
+
+
+# Nesting json.loads reads on any Python: it fails where the interpreter's recursion limit ends
+# (1000 frames by default, some of them in use by the server), loads at 1024 levels.
+_NESTING = 200
+
+
+class _Json:
+    """Stands in for the ``json`` module in ``mcp.server._streamable_http_modern``. A request
+    body goes to ``mcp_native.loads``, which reads any JSON it accepts as ``json.loads`` does
+    and several times faster (7 µs against 1.5 µs for a 200-byte tools/call). A body it refuses
+    (``NaN``, a byte-order mark, UTF-16, an encoded surrogate) or that may be nested deeper than
+    ``_NESTING``, and everything else asked of ``json``, goes to the real module: the SDK's
+    answer to a body ``json.loads`` cannot read stays its own."""
+
+    @staticmethod
+    def loads(s: Any, *args: Any, **kwargs: Any) -> Any:
+        if (
+            not args
+            and not kwargs
+            and type(s) is bytes
+            and (len(s) <= 2 * _NESTING or s.count(b"[") + s.count(b"{") <= _NESTING)
+        ):
+            try:
+                return loads(s)
+            except ValueError:
+                pass
+        return json.loads(s, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(json, name)
+
+
+modern_json = _Json()
