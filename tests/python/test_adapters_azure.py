@@ -267,6 +267,45 @@ def test_warn_and_off_send_the_invalid_result(mode: str, caplog: pytest.LogCaptu
     assert ("does not match its output schema" in caplog.text) == (mode == "warn")
 
 
+def test_a_result_without_structured_content_from_a_tool_with_a_schema_is_refused(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def app() -> Any:
+        app = func.FunctionApp()
+
+        @app.mcp_tool(use_result_schema=True)
+        def weather_text(city: str) -> Weather:
+            return f"sunny in {city}"  # type: ignore[return-value]
+
+        @app.mcp_tool(use_result_schema=True)
+        def count_text() -> Count:
+            return json.dumps({"n": "three"})  # type: ignore[return-value]
+
+        return app
+
+    adapters.install()
+    try:
+        tools = indexed(app())
+        assert "outputSchema" in binding(tools["weather_text"])
+        text = read_as_host(call_as_worker(tools["weather_text"]))
+        count = read_as_host(call_as_worker(tools["count_text"]))
+    finally:
+        adapters.uninstall()
+    assert text["isError"] is True
+    assert text["content"][0]["text"].endswith(
+        "tool 'weather_text' has an output schema but returned no structured content"
+    )
+    assert count["isError"] is True and "'three' is not of type 'integer' at /n" in count["content"][0]["text"]
+    adapters.install(output_validation="warn")
+    try:
+        tools = indexed(app())
+        sent = read_as_host(call_as_worker(tools["weather_text"]))
+    finally:
+        adapters.uninstall()
+    assert sent == {"content": [{"type": "text", "text": "sunny in Paris"}]}
+    assert "returned no structured content" in caplog.text
+
+
 def test_a_json_object_text_keeps_its_structured_content(adapted: adapters.Report) -> None:
     app = func.FunctionApp()
 

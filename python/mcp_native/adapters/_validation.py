@@ -42,6 +42,11 @@ def mismatch(tool: str, error: ValidationError) -> str:
     return f"Output validation error: the result of tool {tool!r} does not match its output schema: {error}"
 
 
+def no_structured(tool: str) -> str:
+    """What a server says of a result without structured content from a tool with an output schema."""
+    return f"Output validation error: tool {tool!r} has an output schema but returned no structured content"
+
+
 def client_refuses(problem: str, mode: str) -> None:
     """The client's answer to a result that fails its tool's output schema: the SDK's
     ``RuntimeError``, or in mode "warn" a warning and the result as it is."""

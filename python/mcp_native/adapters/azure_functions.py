@@ -16,7 +16,9 @@ writes the text with :func:`mcp_native._core.mcp_tool_result`, in ``json.dumps``
   wrapped as ``{"result": ...}``): the Python programming model declares none. The annotation
   is read when the decorator runs, so a class it names must be defined above the tool. In mode
   "error" a violating result becomes an ``isError`` result naming the value and its JSON
-  Pointer; "warn" logs it and sends the result; "off" checks nothing;
+  Pointer, and so does a result without structured content (a ``str`` or content blocks from
+  a tool with a schema, which a client refuses); "warn" logs it and sends the result; "off"
+  checks nothing;
 - that schema is published as the trigger binding's ``outputSchema`` (a JSON text, as the .NET
   worker writes it), which the host's MCP extension lists in ``tools/list`` from its release
   1.5.0 (older ones do not read it). Neither azure-functions line's ``mcp_tool`` takes a
@@ -131,25 +133,36 @@ def convert(name: str, result: Any, schema: dict[str, Any] | None) -> str:
         blocks = _block_types(mcp_types)
         if isinstance(result, blocks):
             dumped = _dump_block(result)
-            return _core.mcp_tool_result(dumped["type"], dumped, None, False)
+            return _refused(name, schema, None) or _core.mcp_tool_result(dumped["type"], dumped, None, False)
         if type(result) is list and any(isinstance(b, blocks) for b in result):
             dumped_blocks = [
                 _dump_block(b) if isinstance(b, blocks) else _given_block(i, b) for i, b in enumerate(result)
             ]
-            return _core.mcp_tool_result("call_tool_result", {"content": dumped_blocks}, None, False)
+            return _refused(name, schema, None) or _core.mcp_tool_result(
+                "call_tool_result", {"content": dumped_blocks}, None, False
+            )
     if isinstance(result, str):
-        return _text(result)
+        structured = _json_object(result)
+        return _refused(name, schema, structured) or _core.mcp_tool_result(
+            "text", {"type": "text", "text": result}, structured, False
+        )
     structured = _structured(result)
-    if schema is not None and mode != "off":
-        problem = _check(name, schema, structured)
-        if problem is not None:
-            if mode == "warn":
-                logger.warning("%s", problem)
-            else:
-                return mcp_tool_result(
-                    content=[{"type": "text", "text": problem}], is_error=True, protocol_version=_PROTOCOL
-                )
-    return _core.mcp_tool_result("text", None, structured, True)
+    return _refused(name, schema, structured) or _core.mcp_tool_result("text", None, structured, True)
+
+
+def _refused(name: str, schema: dict[str, Any] | None, structured: Any) -> str | None:
+    """In mode "error", the ``isError`` McpToolResult of a result that its tool's published
+    output schema refuses (one without structured content, as a client refuses it, or one that
+    violates the schema); None to send the result ("warn" logs the problem first)."""
+    if schema is None or mode == "off":
+        return None
+    problem = _validation.no_structured(name) if structured is None else _check(name, schema, structured)
+    if problem is None:
+        return None
+    if mode == "warn":
+        logger.warning("%s", problem)
+        return None
+    return mcp_tool_result(content=[{"type": "text", "text": problem}], is_error=True, protocol_version=_PROTOCOL)
 
 
 def _mcp_types(result: Any) -> Any:
@@ -188,18 +201,16 @@ def _structured(result: Any) -> Any:
     raise TypeError(f"tool result of type {type(result).__name__} is not JSON serializable")
 
 
-def _text(text: str) -> str:
-    """A str: its text block, with stock's structured content when that is a JSON object (the
-    text itself, in stock's bytes when it is json.dumps's text of that object)."""
-    structured = None
-    if text.startswith("{"):
-        try:
-            parsed = _core.loads(text)
-        except ValueError:
-            parsed = None
-        if type(parsed) is dict:
-            structured = parsed
-    return _core.mcp_tool_result("text", {"type": "text", "text": text}, structured, False)
+def _json_object(text: str) -> dict[str, Any] | None:
+    """A str result's structured content: stock's, where the text is a JSON object (the text
+    itself then, in stock's bytes when it is json.dumps's text of that object); else none."""
+    if not text.startswith("{"):
+        return None
+    try:
+        parsed = _core.loads(text)
+    except ValueError:
+        return None
+    return parsed if type(parsed) is dict else None
 
 
 def _call_tool_result(result: Any) -> str:

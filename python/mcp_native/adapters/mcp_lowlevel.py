@@ -105,7 +105,7 @@ def learn(schemas: dict[str, Any], tools: list[Any]) -> None:
 def check(name: str, schema: Any, result: Any) -> Any:
     """``result``, or in mode "error" the ``isError`` result that says how it violates ``schema``."""
     if result.structured_content is None and "structured_content" not in result.model_fields_set:
-        problem = f"Output validation error: tool {name!r} has an output schema but returned no structured content"
+        problem = _validation.no_structured(name)
     else:
         try:
             error = _validation.first_error(_validation.output_validator(schema), result.structured_content)
