@@ -27,20 +27,19 @@ ALL_ONCE = {"lost": 0, "duplicated": 0, "unknown": 0, "wrong": 0}
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str, str, str], bench_http.Server]]:
-    """A running server per (framework, state, mode), SSE responses, 1 worker; started once."""
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str, str], bench_http.Server]]:
+    """A running server per (framework, mode), SSE responses, 1 worker, started once. Stateful: it
+    serves 2025-era sessions, and 2026-07-28 requests too (the protocol version header routes them)."""
     logs = tmp_path_factory.mktemp("http-servers")
-    running: dict[tuple[str, str, str], bench_http.Server] = {}
+    running: dict[tuple[str, str], bench_http.Server] = {}
     files: list[Any] = []
 
-    def get(framework: str, state: str, mode: str) -> bench_http.Server:
-        if (framework, state, mode) not in running:
-            log = open(logs / f"{framework}-{state}-{mode}.log", "w")  # noqa: SIM115 (closed at teardown)
+    def get(framework: str, mode: str) -> bench_http.Server:
+        if (framework, mode) not in running:
+            log = open(logs / f"{framework}-{mode}.log", "w")  # noqa: SIM115 (closed at teardown)
             files.append(log)
-            running[framework, state, mode] = bench_http.Server(
-                bench_http.Config(framework, "sse", state, 1), mode, log
-            )
-        return running[framework, state, mode]
+            running[framework, mode] = bench_http.Server(bench_http.Config(framework, "sse", "stateful", 1), mode, log)
+        return running[framework, mode]
 
     yield get
     for s in running.values():
@@ -49,9 +48,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str, 
         f.close()
 
 
-def run(server: bench_http.Server, scenario: Callable[[bench_http.Raw], Any]) -> Any:
+def run(server: bench_http.Server, state: str, scenario: Callable[[bench_http.Raw], Any]) -> Any:
     async def go() -> Any:
-        raw = bench_http.Raw(server)
+        raw = bench_http.Raw(server, state=state)
         try:
             return await scenario(raw)
         finally:
@@ -67,13 +66,13 @@ def counts_ok(counts: dict[str, int], n: int) -> None:
 @pytest.mark.parametrize("state", ["stateless", "stateful"])
 @pytest.mark.parametrize("framework", list(bench_http.FRAMEWORKS))
 def test_every_answer_once_with_its_own_id_and_result(server: Any, framework: str, state: str) -> None:
-    counts = run(server(framework, state, "adapted"), lambda raw: raw.calls(150, "c", concurrency=48))
+    counts = run(server(framework, "adapted"), state, lambda raw: raw.calls(150, "c", concurrency=48))
     counts_ok(counts, 150)
 
 
 @pytest.mark.parametrize("framework", list(bench_http.FRAMEWORKS))
 def test_clients_dropping_mid_sse_leave_the_server_serving(server: Any, framework: str) -> None:
-    result = run(server(framework, "stateless", "adapted"), lambda raw: bench_http.drop_scenario(raw, 10, 50))
+    result = run(server(framework, "adapted"), "stateless", lambda raw: bench_http.drop_scenario(raw, 10, 50))
     assert result["dropped_mid_stream"] == 10  # each got an event, then went away
     counts_ok(result["good"], 50)
     counts_ok(result["after"], 10)
@@ -87,7 +86,7 @@ def test_a_malformed_body_among_good_calls_is_answered_as_stock_answers_it(
 ) -> None:
     answers = {}
     for mode in bench_http.MODES:
-        answers[mode], good = run(server(framework, state, mode), lambda raw: bench_http.malformed_among_good(raw, 30))
+        answers[mode], good = run(server(framework, mode), state, lambda raw: bench_http.malformed_among_good(raw, 30))
         counts_ok(good, 30)
     assert set(answers["stock"]) == set(bench_http.MALFORMED)
     assert all(a.startswith("400 -32") for a in answers["adapted"].values()), answers["adapted"]
