@@ -9,6 +9,7 @@ appears in 2025-11-25) are checked against ``protocol_version``.
 import base64
 import binascii
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -134,8 +135,13 @@ def annotations(
                 raise ValueError("annotations.lastModified: datetime must be timezone-aware")
             out["lastModified"] = last_modified.isoformat()
         else:
+            text = _str("annotations.lastModified", last_modified)
             try:
-                datetime.fromisoformat(_str("annotations.lastModified", last_modified))
+                # Python 3.10's fromisoformat reads only isoformat()'s own output, not the "Z"
+                # of UTC that the spec's example (2025-01-12T15:00:58Z) has.
+                datetime.fromisoformat(
+                    text[:-1] + "+00:00" if sys.version_info < (3, 11) and text.endswith("Z") else text
+                )
             except ValueError:
                 raise ValueError(f"annotations.lastModified: {last_modified!r} is not an ISO 8601 date-time") from None
             out["lastModified"] = last_modified

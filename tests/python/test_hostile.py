@@ -119,13 +119,14 @@ def test_long_line_to_a_decoder_stays_bounded() -> None:
 
 def test_numbers_with_10000_digits() -> None:
     big = "1" * 10_000
-    # CPython bounds int <-> str conversions (4300 digits): loads and dumps raise what json does.
+    # CPython bounds int <-> str conversions (4300 digits): loads and dumps raise what json does
+    # (3.10 words it "limit (4300)", 3.11 "limit (4300 digits)").
     for text in (big, "-" + big, "[" + big + "]"):
-        with pytest.raises(ValueError, match="4300 digits"):
+        with pytest.raises(ValueError, match=r"limit \(4300"):
             json.loads(text)
-        with pytest.raises(ValueError, match="4300 digits"):
+        with pytest.raises(ValueError, match=r"limit \(4300"):
             loads(text)
-    with pytest.raises(ValueError, match="4300 digits"):
+    with pytest.raises(ValueError, match=r"limit \(4300"):
         dumps(10**10_000)
     for text in ("1." + big, big + ".5", "0." + big + "e-5", big + "e5", "1e" + big):
         assert loads(text) == json.loads(text)
@@ -133,7 +134,7 @@ def test_numbers_with_10000_digits() -> None:
     for text in (big + ".5", "1e400"):  # valid JSON beyond the double range: a float inf to Python
         with pytest.raises(ValueError, match="float inf is not a JSON number"):
             Validator({"type": "integer"}).is_valid_json(text)
-    with pytest.raises(ValueError, match="4300 digits"):
+    with pytest.raises(ValueError, match=r"limit \(4300"):
         Validator({"type": "integer"}).is_valid_json(big)
     with pytest.raises(SchemaError, match="more digits than Python converts to text at '/maximum'"):
         Validator({"maximum": 10**10_000})
