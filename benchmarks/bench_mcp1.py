@@ -11,7 +11,9 @@ process (``python examples/<app>.py``) and one adapted (``python -m mcp_native r
 by side; rounds alternate between them, and the client in this process has the adapters
 installed exactly when it talks to the adapted server (as ``bench_adapters.py`` does on 2.x).
 Reported: the median round trip per ``tools/call``, stock and adapted, adapted/stock and the
-speed-up (stock time / adapted time), for the weather report and the 200-record table.
+speed-up (stock time / adapted time), and the server process's CPU time per call (user + system,
+all its threads, as the server reports it: ``cpu_server.py``, as in ``bench_adapters.py``), for
+the weather report and the 200-record table.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import importlib.metadata
 import importlib.util
 import statistics
 import sys
+import tempfile
 import time
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -28,6 +31,7 @@ from typing import Any
 
 import anyio
 import mcp.client.stdio
+from bench_adapters import children, server_cpu
 from mcp import ClientSession, StdioServerParameters
 
 from mcp_native import adapters
@@ -50,36 +54,45 @@ def set_client(mode: str) -> None:
         adapters.uninstall()
 
 
-async def measure(rounds: int, calls: int) -> dict[str, dict[str, dict[str, list[float]]]]:
+async def measure(rounds: int, calls: int) -> dict[str, Any]:
     times = {app: {p: {m: [] for m in MODES} for p in CALLS} for app in APPS}
+    cpu = {app: {p: dict.fromkeys(MODES, 0.0) for p in CALLS} for app in APPS}
     async with AsyncExitStack() as stack:
         errlog = stack.enter_context(open("/dev/null", "w"))  # noqa: SIM115 (closed by the stack)
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         sessions: dict[tuple[str, str], Any] = {}
-        for app, path in APPS.items():
+        pids: dict[tuple[str, str], int] = {}
+        for n, (app, path) in enumerate(APPS.items()):
             for mode in MODES:
                 set_client(mode)
                 args = [str(path)] if mode == "stock" else ["-m", "mcp_native", "run", "--quiet", str(path)]
+                args = [str(ROOT / "benchmarks" / "cpu_server.py"), str(tmp / f"{n}-{mode}.cpu"), *args]
                 params = StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT))
+                before = children()
                 read, write = await stack.enter_async_context(mcp.client.stdio.stdio_client(params, errlog=errlog))
+                (pids[app, mode],) = children() - before
                 session = await stack.enter_async_context(ClientSession(read, write))
                 await session.initialize()
                 await session.list_tools()
                 sessions[app, mode] = session
         try:
             for r in range(rounds):
-                for app in APPS:
+                for n, app in enumerate(APPS):
                     for payload, (tool, args) in CALLS.items():
                         for mode in MODES if r % 2 == 0 else MODES[::-1]:
                             set_client(mode)
                             session = sessions[app, mode]
+                            cpu_file = tmp / f"{n}-{mode}.cpu"
+                            c0 = await server_cpu(session, pids[app, mode], cpu_file)
                             for _ in range(calls):
                                 t0 = time.perf_counter()
                                 result = await session.call_tool(tool, args)
                                 times[app][payload][mode].append(time.perf_counter() - t0)
                                 assert not result.isError, result
+                            cpu[app][payload][mode] += await server_cpu(session, pids[app, mode], cpu_file) - c0
         finally:
             adapters.uninstall()
-    return times
+    return {"times": times, "cpu": cpu}
 
 
 def main() -> None:
@@ -87,17 +100,23 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--calls", type=int, default=30, help="calls per round, server and payload")
     args = ap.parse_args()
-    times = anyio.run(measure, args.rounds, args.calls)
+    raw = anyio.run(measure, args.rounds, args.calls)
     versions = ", ".join(
         f"{d} {importlib.metadata.version(d)}" for d in ("mcp", "fastmcp") if importlib.util.find_spec(d)
     )
     print(f"median round trip per tools/call over stdio ({versions}; {args.rounds} rounds x {args.calls} calls)")
-    print("| server | payload | stock ms | mcp-native ms | adapted/stock | speed-up |")
-    print("|---|---|---:|---:|---:|---:|")
-    for app, payloads in times.items():
+    print(
+        "| server | payload | stock ms | mcp-native ms | adapted/stock | speed-up | server CPU ms/call stock → mcp-native |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for app, payloads in raw["times"].items():
         for payload, by_mode in payloads.items():
             stock, ours = (statistics.median(by_mode[m]) * 1e3 for m in MODES)
-            print(f"| {app} | {payload} | {stock:.2f} | {ours:.2f} | {ours / stock:.2f} | {stock / ours:.2f}x faster |")
+            cpu = [raw["cpu"][app][payload][m] / len(by_mode[m]) * 1e3 for m in MODES]
+            print(
+                f"| {app} | {payload} | {stock:.2f} | {ours:.2f} | {ours / stock:.2f} | {stock / ours:.2f}x faster "
+                f"| {cpu[0]:.2f} → {cpu[1]:.2f} |"
+            )
 
 
 if __name__ == "__main__":

@@ -27,7 +27,10 @@ Each patched attribute is checked to hold the function it should before it is re
   model, dataclass, list, tuple, str, number or bool: see ``adapters.mcp_server`` and
   ``adapters.fastmcp_server``), and the server runner sends such a result without validating
   and dumping it again; fastmcp tools validate their ``structuredContent`` against their output
-  schema before it is sent (fastmcp does not);
+  schema before it is sent (fastmcp does not); on mcp 1.x, FastMCP's and fastmcp 3.x's results
+  the same way, sent by the session without its dump (``adapters.mcp1_server``,
+  ``adapters.fastmcp3_server``), and the low-level ``call_tool`` handler checks arguments and
+  results by schemas compiled once (``adapters.mcp1_lowlevel``);
   azure-functions' MCP tools write their ``McpToolResult`` natively, mirrored and validated
   (see ``adapters.azure_functions``).
 
