@@ -71,14 +71,16 @@ def call(id: int, name: str, arguments: dict[str, Any] | None = None) -> dict[st
     return request(id, "tools/call", {"name": name, "arguments": arguments or {"city": "Oslo"}})
 
 
-def exchange(app: Path, mode: str | None, messages: list[dict[str, Any]]) -> tuple[dict[Any, Any], str]:
-    """The results the server sends for ``messages`` (after the handshake), by id, and its
-    stderr. Stdin is closed once every request is answered (the server answers them in any
+def exchange(
+    app: Path, mode: str | None, messages: list[dict[str, Any]], version: str = "2025-06-18"
+) -> tuple[dict[Any, Any], str]:
+    """The results the server sends for ``messages`` (after the handshake at protocol
+    ``version``), by id, and its stderr. Stdin is closed once every request is answered (the server answers them in any
     order: it handles requests concurrently)."""
     init = request(
         0,
         "initialize",
-        {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+        {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
     )
     lines = [init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *messages]
     ids = {m["id"] for m in messages if "id" in m}
@@ -174,12 +176,15 @@ def test_off_sends_unchecked_results_but_still_checks_arguments() -> None:
     assert answers[6]["isError"] is True
 
 
-@pytest.mark.parametrize("mode", ["error", "off"])
-def test_fastmcp1_answers_as_stock_does(mode: str) -> None:
+@pytest.mark.parametrize(("mode", "version"), [("error", "2024-11-05"), ("off", mcp_types.LATEST_PROTOCOL_VERSION)])
+def test_fastmcp1_answers_as_stock_does(mode: str, version: str) -> None:
+    """The oldest and the newest protocol version (mcp 1.x's session writes one layout for all)."""
     messages = [request(1, "tools/list"), call(2, "get_weather"), call(3, "list_records", {"count": 200})]
-    stock, _ = exchange(FASTMCP1, None, messages)
-    answers, _ = exchange(FASTMCP1, mode, messages)
-    assert answers == stock
+    stock, _ = exchange(FASTMCP1, None, messages, version)
+    answers, _ = exchange(FASTMCP1, mode, messages, version)
+    assert answers.keys() == stock.keys()
+    for id in stock:  # key order included (the answers may come in any order)
+        assert json.dumps(answers[id]) == json.dumps(stock[id])
     assert answers[3]["structuredContent"]["total"] == 200
 
 
@@ -507,3 +512,21 @@ async def test_a_changed_result_takes_the_stock_path() -> None:
     # A result built anywhere else, even of the same shape, is not trusted.
     other = CallToolResult(content=[TextContent(type="text", text="{}")], structuredContent={"a": 1})
     assert mcp1_server._wire(mcp_types.ServerResult(other)) is None
+
+
+async def test_the_result_path_is_patched_and_restored_exactly() -> None:
+    func_metadata: Any = importlib.import_module("mcp.server.fastmcp.utilities.func_metadata").FuncMetadata
+    stock = (func_metadata.convert_result, BaseSession._send_response)
+    adapters.install(strict=True)
+    assert func_metadata.convert_result is mcp1_server.convert_result
+    assert BaseSession._send_response is mcp1_server.send_response
+    adapters.uninstall()
+    assert (func_metadata.convert_result, BaseSession._send_response) == stock
+
+
+async def test_compact_mirror_on_request() -> None:
+    adapters.install(strict=True, mirror="compact")
+    response = await handled(fastmcp1_app()._mcp_server, "records", {"n": 3})
+    (block,) = response.root.content
+    assert block.text == pydantic_core.to_json(response.root.structuredContent).decode()
+    assert mcp1_server._wire(response) is not None
