@@ -202,3 +202,23 @@ async def test_the_adapted_client_hands_a_malformed_server_line_to_the_session(t
         got.append(await read.receive())
     assert isinstance(got[0], ValueError) and "Parse error" in str(got[0])
     assert got[1].message.root == mcp.types.JSONRPCResponse(jsonrpc="2.0", id=1, result={})
+
+
+def test_a_fastmcp_client_closes_the_adapted_transport_cleanly(tmp_path: Path) -> None:
+    """fastmcp's ``Client`` closes its stdio transport by cancelling the task that holds it: the
+    transport's shutdown then runs in a cancelled scope, where a task it starts only then (to
+    drain the server's output) would be cancelled unstarted ("coroutine ... was never awaited")."""
+    pytest.importorskip("fastmcp")
+    program = tmp_path / "client.py"
+    program.write_text(
+        "import asyncio\nimport mcp_native.adapters\n\nmcp_native.adapters.install()\n"
+        "from fastmcp import Client\nfrom fastmcp.client.transports import PythonStdioTransport\n\n\n"
+        "async def main():\n"
+        f"    client = Client(transport=PythonStdioTransport(script_path={str(APPS['fastmcp1'])!r}))\n"
+        "    async with client:\n"
+        "        print((await client.call_tool('get_weather', {'city': 'Oslo'})).structured_content['city'])\n"
+        "\n\nasyncio.run(asyncio.wait_for(main(), 30))  # main() in a task of its own\n"
+    )
+    proc = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.stdout == "Oslo\n", proc.stderr
+    assert "never awaited" not in proc.stderr, proc.stderr

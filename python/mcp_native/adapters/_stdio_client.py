@@ -207,16 +207,21 @@ async def connect(
     # delivered in the gap would leak the live process.
     assert process.stdin and process.stdout, "server process is spawned with pipes"
     read_stream = _ReadStream(process.stdout, drain_stdout)
-    draining = False
+    drain_now = anyio.Event()
     writer_done = anyio.Event()
+
+    async def drain_when_asked() -> None:
+        # Started with the transport, not when asked: a task started once the caller's scope is
+        # cancelled (fastmcp closes its client by cancelling the task that holds it) would be
+        # cancelled before its first step and never drain. Always asked, at the latest on exit.
+        with anyio.CancelScope(shield=True):
+            await drain_now.wait()
+            await read_stream.drain(process)
 
     async with anyio.create_task_group() as tg:
 
         def drain() -> None:
-            nonlocal draining
-            if not draining:
-                draining = True
-                tg.start_soon(read_stream.drain, process)
+            drain_now.set()
 
         def write_failed() -> None:
             read_stream.end()
@@ -232,6 +237,7 @@ async def connect(
                 writer_done.set()
 
         tg.start_soon(write_rest)
+        tg.start_soon(drain_when_asked)
         try:
             yield read_stream, write_stream
         finally:
