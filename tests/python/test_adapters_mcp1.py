@@ -13,6 +13,7 @@ import importlib
 import importlib.metadata
 import json
 import math
+import runpy
 import subprocess
 import sys
 import threading
@@ -530,3 +531,19 @@ async def test_compact_mirror_on_request() -> None:
     (block,) = response.root.content
     assert block.text == pydantic_core.to_json(response.root.structuredContent).decode()
     assert mcp1_server._wire(response) is not None
+
+
+@pytest.mark.parametrize("name", ["get_weather", "list_records", "no_schema", "raw_broken"])
+async def test_lowlevel_dict_results_go_out_as_stock_sends_them(name: str) -> None:
+    """The low-level example's handler, in process: a dict result's marked mirror is sent
+    without the session's dump, in stock's bytes; a CallToolResult the handler built is not."""
+    args = {"count": 50} if name == "list_records" else {"city": "Zürich" if name == "no_schema" else "Oslo"}
+    server = runpy.run_path(str(LOWLEVEL))["server"]
+    stock = await handled(server, name, args)
+    stock_line = await sent(stock)
+    adapters.install(strict=True)
+    server = runpy.run_path(str(LOWLEVEL))["server"]
+    adapted = await handled(server, name, args)
+    # The mirror of non-ASCII text is json.dumps' (escaped), not marked; so is a built result.
+    assert (mcp1_server._wire(adapted) is not None) == (name in ("get_weather", "list_records"))
+    assert await sent(adapted) == stock_line

@@ -3,8 +3,9 @@ of every SDK line (MCPServer and fastmcp on mcp 2.x, FastMCP and fastmcp on mcp 
 
 A block this package wrote as the mirror of a ``structuredContent`` dict is marked, while it
 lives, with the members of that dict: a result whose blocks and members are still those very
-objects holds a JSON-native ``structuredContent`` (the JSON dump of a validated value) and
-blocks with nothing else set, so it can go on the wire as the dict its model's dump would give,
+objects holds a JSON-native ``structuredContent`` (the JSON dump of a validated value, or on the
+mcp 1.x low-level server a dict the native encoder has just written) and blocks with nothing
+else set, so it can go on the wire as the dict its model's dump would give,
 without being validated and dumped again (:func:`proven_blocks`).
 """
 

@@ -35,6 +35,7 @@ from mcp.shared.exceptions import UrlElicitationRequiredError
 from .. import dumps
 from ..errors import SchemaError
 from . import _validation
+from ._mirror import mirrors
 
 # mcp 1.x's models (mypy checks this package against mcp 2.x, whose mcp.types differ).
 types: Any = importlib.import_module("mcp.types")
@@ -60,16 +61,21 @@ def _violation(schema: Any, instance: Any) -> str | None:
     return None if error is None else str(error)
 
 
-def _mirror(results: dict[str, Any]) -> str:
-    """``json.dumps(results, indent=2)``, the text the stock handler mirrors a dict result in,
-    written natively: the same text wherever it is ASCII (json.dumps escapes the rest) and every
-    number finite. Anything else (non-ASCII text, NaN, keys that are not strings) is left to
-    json.dumps. On 200 records, 4.8 ms become 0.4 ms (json.dumps' indented layout is pure Python)."""
+def _mirror(results: dict[str, Any]) -> list[Any]:
+    """The text block of ``json.dumps(results, indent=2)``, the text the stock handler mirrors a
+    dict result in, written natively: the same text wherever it is ASCII (json.dumps escapes the
+    rest) and every number finite. Anything else (non-ASCII text, NaN, keys that are not
+    strings) is left to json.dumps. On 200 records, 4.8 ms become 0.4 ms (json.dumps' indented
+    layout is pure Python). The native block is marked as the mirror of ``results``, which the
+    encoder has just written as JSON, so that the session sends the result without its dump
+    (``adapters.mcp1_server``)."""
     try:
         text = dumps(results, indent=2)
     except (TypeError, ValueError):
-        return json.dumps(results, indent=2)
-    return text.decode() if text.isascii() else json.dumps(results, indent=2)
+        text = b""
+    if not text or not text.isascii():
+        return [types.TextContent(type="text", text=json.dumps(results, indent=2))]
+    return mirrors([text.decode()], results)
 
 
 def call_tool(self: Any, *, validate_input: bool = True) -> Callable[[Any], Any]:
@@ -97,7 +103,7 @@ def call_tool(self: Any, *, validate_input: bool = True) -> Callable[[Any], Any]
                     unstructured_content, maybe_structured_content = results
                 elif isinstance(results, dict):
                     maybe_structured_content = results
-                    unstructured_content = [types.TextContent(type="text", text=_mirror(results))]
+                    unstructured_content = _mirror(results)
                 elif hasattr(results, "__iter__"):
                     unstructured_content = results
                     maybe_structured_content = None

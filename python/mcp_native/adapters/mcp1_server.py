@@ -18,7 +18,8 @@ bool, ``None``, pydantic model or dataclass (the rules of ``adapters._mirror``, 
   for a value that already matches its model (where the model coerced or dropped something,
   the mirror shows what ``structuredContent`` holds, as on mcp 2.x);
 - ``_send_response`` sends a ``tools/call`` result whose blocks are that marked mirror of its
-  ``structuredContent`` (fastmcp 3.x marks its results too: ``adapters.fastmcp3_server``) as
+  ``structuredContent`` (fastmcp 3.x marks its results too, ``adapters.fastmcp3_server``, and
+  the low-level handler a dict result's mirror, ``adapters.mcp1_lowlevel``) as
   the dict stock's dump gives, key order and ``exclude_none`` included, without dumping it.
 
 Anything else (content blocks, ``Image``/``Audio``, a ``CallToolResult``, results changed
