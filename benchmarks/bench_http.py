@@ -34,7 +34,7 @@ worker gets 404 "Session not found".
     python benchmarks/bench_http.py --reliability  # the fault scenarios and RSS over 20,000 calls
 
 ``--quick`` (about 1.5 minutes): stateless JSON with 1 worker, both frameworks, 2-second
-windows, written to ``build/bench-http-quick/``. The full run (about 20 minutes) writes
+windows, written to ``build/bench-http-quick/``. The full run (about 40 minutes on 2 shared cores) writes
 ``benchmarks/results/bench_http.json`` and ``docs/bench/bench_http.png``.
 """
 
@@ -878,7 +878,7 @@ def chart(res: dict[str, Any], path: Path) -> None:
 def main(quick: bool) -> dict[str, Any]:
     out = ROOT / "build" / "bench-http-quick" if quick else HERE / "results"
     out.mkdir(parents=True, exist_ok=True)
-    log_path = out / "bench_http-servers.log"
+    log_path = ROOT / "build" / f"bench-http{'-quick' * quick}-servers.log"  # not beside the published results
     t = time.monotonic()
     with open(log_path, "w") as log:
         print(f"bench_http: servers' logs in {log_path}", flush=True)
