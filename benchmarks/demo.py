@@ -10,7 +10,9 @@ framework and the event loop (cProfile), then shows two correctness differences 
 - a tool returning a value that violates its output schema: stock fastmcp sends it, mcp-native
   refuses it with an ``isError`` result naming the failing value.
 
-Writes ``demo/results.json``, ``demo/latency.png`` and the table under the chart in README.md;
+The full run also measures the same servers over Streamable HTTP under uvicorn
+(``bench_http``'s quick configurations, with wrk). Writes ``demo/results.json``,
+``demo/latency.png`` and the tables under the chart in README.md;
 ``--quick`` (2 rounds of 5 calls, about 1.5 minutes once ``scripts/setup`` has built the package; on a
 fresh clone that build takes 2-3 minutes more) writes to ``build/demo-quick/`` (or ``--out``)
 instead, leaving the published results alone, and labels its chart as a quick run. The servers'
@@ -34,6 +36,7 @@ from typing import Any
 import anyio
 
 import bench_adapters as bench
+import bench_http as http
 import bench_shapes as shapes
 import report
 
@@ -159,6 +162,12 @@ def main() -> int:
     print("\ndemo: each return shape, stock vs mcp-native (bench_shapes)", flush=True)
     shape_rows = shapes.main(args.quick)
 
+    http_rows: list[dict[str, Any]] = []
+    if not args.quick:  # needs wrk (scripts/demo installs it) and 1.5 minutes: the full run only
+        print("\ndemo: over Streamable HTTP under uvicorn, stock vs mcp-native (bench_http --quick)", flush=True)
+        with open(log, "a") as errlog:
+            http_rows = http.measure(True, errlog)
+
     print("\ndemo: correctness checks", flush=True)
     checks = correctness()
     print("\n| framework | server | a malformed line | a tool result that violates its output schema |\n|---|---|---|---|")
@@ -176,6 +185,7 @@ def main() -> int:
         "latency": rows,
         "adapted_server_cpu_shares": shares,
         "shapes": shape_rows,
+        "http": http_rows,
         "correctness": checks,
         "adapted_passed_correctness_checks": adapted_ok,
     }
@@ -194,11 +204,19 @@ def main() -> int:
                    f"to it:\n\n{bench.profile_table(shares)}\n\n"
                    "The same data returned in each common shape (`benchmarks/bench_shapes.py`: a TypedDict, a "
                    "pydantic model, a dataclass, a list of models, a float), median round trip with its p10-p90 "
-                   f"range:\n\n{shapes.table(shape_rows)}")
+                   f"range:\n\n{shapes.table(shape_rows)}\n\n"
+                   "Over Streamable HTTP (`benchmarks/bench_http.py --quick`: one uvicorn worker, stateless, JSON "
+                   f"responses; wrk with {http.WRK_CONNECTIONS} connections, then the SDK's client in "
+                   f"{http.CLIENT_PROCESSES} processes of {http.CLIENTS_PER_PROCESS}; every answer checked). The whole "
+                   "matrix (SSE, sessions, 2 workers) is under \"Deploying over HTTP\":"
+                   f"\n\n{http.table(http_rows)}")
         readme.write_text(report.rewrite_section(readme.read_text(encoding="utf-8"), section, README_BEGIN, README_END), encoding="utf-8")
     print(f"\ndemo: wrote {out / 'results.json'} and {out / 'latency.png'} ({time.monotonic() - t:.0f} s)")
     if not adapted_ok:
         print("demo: the mcp-native servers FAILED a correctness check", file=sys.stderr)
+        return 1
+    if not all(r[m]["ok"] for r in http_rows for m in http.MODES):
+        print("demo: answers over HTTP FAILED the check (lost, duplicated, unknown or wrong)", file=sys.stderr)
         return 1
     return 0
 
