@@ -8,6 +8,7 @@ fastmcp 3.4.11 (on mcp 1.30.0); with mcp 2.x installed they are skipped."""
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import json
 import subprocess
@@ -22,12 +23,16 @@ if not importlib.metadata.version("mcp").startswith("1."):
 
 import mcp
 import mcp.client.stdio
-import mcp.server.fastmcp.server
 import mcp.server.stdio
 from mcp import ClientSession, StdioServerParameters
+from mcp.shared.message import SessionMessage
 
 from mcp_native import adapters
 from mcp_native.adapters import mcp1_stdio, mcp1_stdio_client
+
+# mcp 1.x's modules (mypy checks the tests against mcp 2.x, which has neither).
+types1: Any = importlib.import_module("mcp.types")
+fastmcp1_server: Any = importlib.import_module("mcp.server.fastmcp.server")
 
 ROOT = Path(__file__).resolve().parents[2]
 APPS = {"lowlevel": ROOT / "examples" / "lowlevel1_app.py", "fastmcp1": ROOT / "examples" / "fastmcp1_app.py"}
@@ -150,7 +155,7 @@ def test_install_patches_the_transports_and_uninstall_restores_exactly() -> None
     bound = {
         (mcp.server.stdio, "stdio_server"),
         (mcp, "stdio_server"),
-        (mcp.server.fastmcp.server, "stdio_server"),
+        (fastmcp1_server, "stdio_server"),
         (mcp.client.stdio, "stdio_client"),
         (mcp, "stdio_client"),
     }
@@ -196,12 +201,12 @@ async def test_the_adapted_client_hands_a_malformed_server_line_to_the_session(t
     params = StdioServerParameters(command=sys.executable, args=[str(server)])
     got: list[Any] = []
     async with mcp.client.stdio.stdio_client(params) as (read, write):
-        request = mcp.types.JSONRPCRequest(jsonrpc="2.0", id=1, method="ping")
-        await write.send(mcp.shared.message.SessionMessage(mcp.types.JSONRPCMessage(request)))
+        request = types1.JSONRPCRequest(jsonrpc="2.0", id=1, method="ping")
+        await write.send(SessionMessage(types1.JSONRPCMessage(request)))
         got.append(await read.receive())
         got.append(await read.receive())
     assert isinstance(got[0], ValueError) and "Parse error" in str(got[0])
-    assert got[1].message.root == mcp.types.JSONRPCResponse(jsonrpc="2.0", id=1, result={})
+    assert got[1].message.root == types1.JSONRPCResponse(jsonrpc="2.0", id=1, result={})
 
 
 def test_a_fastmcp_client_closes_the_adapted_transport_cleanly(tmp_path: Path) -> None:
