@@ -94,6 +94,8 @@ def parse_report(report: Path) -> dict[str, str]:
     """Outcome per test id: passed, failed, skipped (xfail/xpass count as skipped/passed)."""
     outcomes: dict[str, str] = {}
     for case in ET.parse(report).getroot().iter("testcase"):
+        if case.get("classname") is None and case.get("name") is None:
+            continue  # a nameless entry some plugins' reports hold: no test to compare or rerun
         test_id = f"{case.get('classname')}::{case.get('name')}"
         kinds = {child.tag for child in case}
         outcomes[test_id] = "failed" if kinds & {"failure", "error"} else "skipped" if "skipped" in kinds else "passed"
