@@ -53,6 +53,24 @@ def mirrors(texts: list[str], structured: dict[str, Any]) -> list[TextContent]:
     return blocks
 
 
+def fastmcp_tool_result(result_class: Any, texts: list[str], structured: Any, schema: Any) -> Any:
+    """fastmcp's ``ToolResult`` (``result_class``, of fastmcp 3.x or 4.x) for a serialized value
+    and its mirror's texts, as stock builds it, the mirror marked; ``None`` where stock's
+    conversion must decide (no structured object to send, no block to mark). A wrapped output
+    (``x-fastmcp-wrap-result``) gets ``{"result": ...}`` and fastmcp's ``_meta`` mark."""
+    meta = None
+    if schema is not None and schema.get("x-fastmcp-wrap-result"):
+        structured, meta = {"result": structured}, {"fastmcp": {"wrap_result": True}}
+    elif type(structured) is not dict:
+        return None
+    if not texts:
+        return None
+    # ToolResult() would serialize the JSON-native dict again; what it builds is this.
+    return result_class.model_construct(
+        content=mirrors(texts, structured), structured_content=structured, meta=meta, is_error=False
+    )
+
+
 def json_block(kind: type) -> bool:
     """Whether MCPServer (FastMCP on mcp 1.x) writes a value of this type as one block of
     pydantic-core's JSON."""

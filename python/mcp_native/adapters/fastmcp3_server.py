@@ -32,7 +32,7 @@ from mcp.types import ContentBlock
 from pydantic import BaseModel
 
 from .._core import pydantic_json_text
-from ._mirror import mirrors
+from ._mirror import fastmcp_tool_result
 
 # fastmcp 3.x's tools module (mypy checks this package against fastmcp 4.x, whose differs).
 base: Any = importlib.import_module("fastmcp.tools.base")
@@ -77,15 +77,6 @@ def convert_result(self: Any, raw_value: Any) -> Any:
             texts = [raw_value if kind is str else pydantic_json_text(structured, None)]
     except Exception:  # stock's errors, or not JSON-native: the stock conversion says what it does
         return stock_convert_result(self, raw_value)
-    schema = self.output_schema
-    meta = None
-    if schema is not None and schema.get("x-fastmcp-wrap-result"):
-        structured, meta = {"result": structured}, {"fastmcp": {"wrap_result": True}}
-    elif type(structured) is not dict:
-        return stock_convert_result(self, raw_value)  # no structured content, or stock's refusal
-    if not texts:
-        return stock_convert_result(self, raw_value)  # no block to mark
-    # ToolResult() would serialize the JSON-native dict again; what it builds is this.
-    return ToolResult.model_construct(
-        content=mirrors(texts, structured), structured_content=structured, meta=meta, is_error=False
-    )
+    result = fastmcp_tool_result(ToolResult, texts, structured, self.output_schema)
+    # None: no structured object (stock's refusal, or no structured content) or no block to mark.
+    return stock_convert_result(self, raw_value) if result is None else result

@@ -34,7 +34,7 @@ from pydantic import BaseModel
 from .._core import pydantic_json_text
 from ..errors import SchemaError
 from . import _validation
-from ._mirror import mirrors
+from ._mirror import fastmcp_tool_result
 
 logger = logging.getLogger("mcp_native.adapters")
 
@@ -83,7 +83,6 @@ def _plain(raw: Any) -> bool:
 
 def _convert(self: Any, raw_value: Any) -> Any:
     assert stock_convert_result is not None
-    schema = self.output_schema
     if not _plain(raw_value):
         return stock_convert_result(self, raw_value)
     try:
@@ -96,14 +95,6 @@ def _convert(self: Any, raw_value: Any) -> Any:
             texts = [structured if type(structured) is str else pydantic_json_text(structured, None)]
     except Exception:  # stock's errors, or not JSON-native: the stock conversion says what it does
         return stock_convert_result(self, raw_value)
-    meta = None
-    if schema is not None and schema.get("x-fastmcp-wrap-result"):
-        structured, meta = {"result": structured}, {"fastmcp": {"wrap_result": True}}
-    elif type(structured) is not dict:
-        return stock_convert_result(self, raw_value)  # no structured content, or stock's refusal
-    if not texts:
-        return stock_convert_result(self, raw_value)  # no block to mark
-    # ToolResult() would serialize the JSON-native dict a third time; what it builds is this.
-    return ToolResult.model_construct(
-        content=mirrors(texts, structured), structured_content=structured, meta=meta, is_error=False
-    )
+    result = fastmcp_tool_result(ToolResult, texts, structured, self.output_schema)
+    # None: no structured object (stock's refusal, or no structured content) or no block to mark.
+    return stock_convert_result(self, raw_value) if result is None else result
