@@ -108,8 +108,13 @@ std::string without_layout(std::string_view text) {
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
-      escaped = !escaped && c == '\\';
-      in_string = escaped || c != '"';
+      if (escaped) {
+        escaped = false;  // the character after a backslash never ends the string
+      } else if (c == '\\') {
+        escaped = true;
+      } else {
+        in_string = c != '"';
+      }
     } else if (c == ' ' || c == '\n') {
       continue;
     } else {
