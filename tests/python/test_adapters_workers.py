@@ -91,7 +91,10 @@ def serving(cmd: list[str], cwd: Path, env: dict[str, str], port: int) -> Iterat
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     assert proc.stderr is not None
-                    raise AssertionError(f"server did not start: {proc.stderr.read().decode()[-2000:]}") from None
+                    # A server still starting (or its workers) holds stderr open: what it wrote so far.
+                    os.set_blocking(proc.stderr.fileno(), False)
+                    said = (proc.stderr.read() or b"").decode(errors="replace")[-2000:]
+                    raise AssertionError(f"server did not start within 60 s or exited: {said}") from None
                 time.sleep(0.1)
         yield
     finally:
