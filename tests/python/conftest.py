@@ -1,7 +1,7 @@
 """What several test modules share, as fixtures (test modules import neither each other nor
 this file): the reference data in ../shared, checkers built from the official MCP schemas, a
 content block of every kind, the lines a peer can send that are no valid message, the walk that
-validates while it writes, and the environments of subprocesses."""
+validates while it writes, the environments of subprocesses, and HTTP servers on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ import contextlib
 import importlib.metadata
 import json
 import os
+import socket
+import subprocess
+import time
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
@@ -301,3 +304,42 @@ def tool_env() -> dict[str, str]:
     """This process's environment without the sanitizer runtime, for tools that are not ours
     (cmake, make): under scripts/test --sanitize, ASan would check them too."""
     return {k: v for k, v in os.environ.items() if k not in _SANITIZER_ENV}
+
+
+@contextlib.contextmanager
+def _served(cmd: Callable[[int], list[str]], cwd: Path, env: dict[str, str]) -> Iterator[int]:
+    """The port of a server started as ``cmd(port)`` on a free port of 127.0.0.1, once it accepts
+    connections (within 60 s); stopped at the end, its workers with it."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    proc = subprocess.Popen(cmd(port), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    # A server still starting (or its workers) holds stderr open: what it wrote so far.
+                    os.set_blocking(proc.stderr.fileno(), False)
+                    said = (proc.stderr.read() or b"").decode(errors="replace")[-2000:]
+                    raise AssertionError(f"server did not start within 60 s or exited: {said}") from None
+                time.sleep(0.1)
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+
+
+@pytest.fixture(scope="session")
+def served() -> Callable[[Callable[[int], list[str]], Path, dict[str, str]], contextlib.AbstractContextManager[int]]:
+    """``with served(lambda port: [...], cwd, env) as port:`` an HTTP server's process on 127.0.0.1."""
+    return _served

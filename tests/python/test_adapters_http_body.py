@@ -9,12 +9,9 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
-import subprocess
 import sys
-import time
-from collections.abc import Iterator
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -98,45 +95,8 @@ BODIES = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _start(tmp_path: Path, adapted: bool, stack: ExitStack) -> tuple[int, subprocess.Popen[bytes]]:
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k != adapters.ENVIRONMENT}
-    if adapted:
-        env[adapters.ENVIRONMENT] = "1"
-    cmd = [sys.executable, "-m", "uvicorn", "bodies_app:app", "--port", str(port), "--log-level", "warning"]
-    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-
-    def stop() -> None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        assert proc.stderr is not None
-        proc.stderr.close()
-
-    stack.callback(stop)
-    return port, proc
-
-
-def _wait(port: int, proc: subprocess.Popen[bytes]) -> int:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return port
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                assert proc.stderr is not None
-                raise AssertionError(f"server did not start: {proc.stderr.read().decode()[-2000:]}") from None
-            time.sleep(0.1)
+# conftest's ``served``: ``with served(lambda port: cmd, cwd, env) as port:``.
+Served = Callable[[Callable[[int], list[str]], Path, dict[str, str]], AbstractContextManager[int]]
 
 
 def _request(port: int, method: str, path: str, body: bytes | None = None) -> tuple[int, str | None, object]:
@@ -153,12 +113,19 @@ def _request(port: int, method: str, path: str, body: bytes | None = None) -> tu
 
 
 @pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, int]]:
+def servers(tmp_path_factory: pytest.TempPathFactory, served: Served) -> Iterator[tuple[int, int]]:
     tmp_path = tmp_path_factory.mktemp("bodies")
     (tmp_path / "bodies_app.py").write_text(APP)
-    with ExitStack() as stack:
-        stock, adapted = _start(tmp_path, False, stack), _start(tmp_path, True, stack)
-        yield _wait(*stock), _wait(*adapted)
+    stock_env = {k: v for k, v in os.environ.items() if k != adapters.ENVIRONMENT}
+
+    def uvicorn(port: int) -> list[str]:
+        return [sys.executable, "-m", "uvicorn", "bodies_app:app", "--port", str(port), "--log-level", "warning"]
+
+    with (
+        served(uvicorn, tmp_path, stock_env) as stock,
+        served(uvicorn, tmp_path, {**stock_env, adapters.ENVIRONMENT: "1"}) as adapted,
+    ):
+        yield stock, adapted
 
 
 def test_the_adapted_server_parses_bodies_natively(servers: tuple[int, int]) -> None:

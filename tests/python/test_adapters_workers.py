@@ -10,13 +10,11 @@ import http.client
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -66,10 +64,8 @@ async def probe(request):
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+# conftest's ``served``: ``with served(lambda port: cmd, cwd, env) as port:``.
+Served = Callable[[Callable[[int], list[str]], Path, dict[str, str]], AbstractContextManager[int]]
 
 
 def _env(value: str | None) -> dict[str, str]:
@@ -77,35 +73,6 @@ def _env(value: str | None) -> dict[str, str]:
     if value is not None:
         env[ENV] = value
     return env
-
-
-@contextmanager
-def serving(cmd: list[str], cwd: Path, env: dict[str, str], port: int) -> Iterator[None]:
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    assert proc.stderr is not None
-                    # A server still starting (or its workers) holds stderr open: what it wrote so far.
-                    os.set_blocking(proc.stderr.fileno(), False)
-                    said = (proc.stderr.read() or b"").decode(errors="replace")[-2000:]
-                    raise AssertionError(f"server did not start within 60 s or exited: {said}") from None
-                time.sleep(0.1)
-        yield
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        assert proc.stderr is not None
-        proc.stderr.close()
 
 
 def _ask(port: int) -> tuple[int, str] | None:
@@ -138,41 +105,34 @@ def _uvicorn(port: int) -> list[str]:
 
 
 @pytest.mark.parametrize("launch", ["run", "environment", "stock"])
-def test_uvicorn_workers(tmp_path: Path, launch: str) -> None:
+def test_uvicorn_workers(tmp_path: Path, launch: str, served: Served) -> None:
     (tmp_path / "probe_app.py").write_text(PROBE_APP)
-    port = _free_port()
-    if launch == "run":
-        cmd, env = [sys.executable, "-m", "mcp_native", "run", *_uvicorn(port)], _env(None)
-    else:
-        cmd, env = [sys.executable, *_uvicorn(port)], _env("1" if launch == "environment" else None)
-    with serving(cmd, tmp_path, env, port):
+    run = ["-m", "mcp_native", "run"] if launch == "run" else []
+    env = _env("1" if launch == "environment" else None)
+    with served(lambda port: [sys.executable, *run, *_uvicorn(port)], tmp_path, env) as port:
         seen = probe(port, 2)
     assert os.getpid() not in seen
     assert set(seen.values()) == {"mcp.server.streamable_http" if launch == "stock" else NATIVE}
 
 
-def test_gunicorn_forked_workers(tmp_path: Path) -> None:
+def test_gunicorn_forked_workers(tmp_path: Path, served: Served) -> None:
     pytest.importorskip("gunicorn")
     (tmp_path / "probe_app.py").write_text(PROBE_APP)
-    port = _free_port()
     gunicorn = ["-m", "gunicorn", "probe_app:app", "-w", "2", "-k", "uvicorn.workers.UvicornWorker"]
-    cmd = [sys.executable, "-m", "mcp_native", "run", *gunicorn, "-b", f"127.0.0.1:{port}", "--log-level", "warning"]
-    with serving(cmd, tmp_path, _env(None), port):
+    run = [sys.executable, "-m", "mcp_native", "run", *gunicorn, "--log-level", "warning"]
+    with served(lambda port: [*run, "-b", f"127.0.0.1:{port}"], tmp_path, _env(None)) as port:
         assert set(probe(port, 2).values()) == {NATIVE}
 
 
 @pytest.mark.parametrize("launch", ["run", "environment"])
-def test_fastmcp_run(tmp_path: Path, launch: str) -> None:
+def test_fastmcp_run(tmp_path: Path, launch: str, served: Served) -> None:
     fastmcp = shutil.which("fastmcp", path=os.path.dirname(sys.executable))
     assert fastmcp is not None
     (tmp_path / "app.py").write_text(FASTMCP_APP)
-    port = _free_port()
-    args = ["run", "app.py", "--transport", "http", "--port", str(port), "--no-banner"]
-    if launch == "run":
-        cmd, env = [sys.executable, "-m", "mcp_native", "run", fastmcp, *args], _env(None)
-    else:
-        cmd, env = [fastmcp, *args], _env("1")
-    with serving(cmd, tmp_path, env, port):
+    args = ["run", "app.py", "--transport", "http", "--no-banner"]
+    start = [sys.executable, "-m", "mcp_native", "run", fastmcp] if launch == "run" else [fastmcp]
+    env = _env(None if launch == "run" else "1")
+    with served(lambda port: [*start, *args, "--port", str(port)], tmp_path, env) as port:
         assert set(probe(port, 1).values()) == {NATIVE}
 
 
