@@ -107,6 +107,18 @@ def texts(raw: Any, value: Any, out: list[str], indent: int | None) -> bool:
     return True
 
 
+def server_mirror(raw: Any, structured: Any, wrapped: bool, indent: int | None) -> list[TextContent] | None:
+    """MCPServer's (FastMCP 1.x's) marked text mirror of the return value ``raw``: stock's
+    blocks, each written from its value in ``structured`` (under ``"result"`` when ``wrapped``);
+    None where that cannot be proven, and stock's conversion decides."""
+    out: list[str] = []
+    try:
+        proven = texts(raw, structured["result"] if wrapped else structured, out, indent)
+    except (ValueError, TypeError):  # not JSON-native (NaN, say): pydantic's own text
+        return None
+    return mirrors(out, structured) if proven else None
+
+
 def wire_meta(meta: Any) -> dict[str, Any] | None:
     """A copy of the one ``_meta`` a marked result may carry, fastmcp's mark of a wrapped
     output, or None."""

@@ -34,7 +34,7 @@ from typing import Any
 
 from mcp.shared.message import SessionMessage
 
-from ._mirror import json_block, mirrors, proven_blocks, texts, wire_meta
+from ._mirror import json_block, proven_blocks, server_mirror, wire_meta
 
 # mcp 1.x's models (mypy checks this package against mcp 2.x, whose mcp.types differ).
 types: Any = importlib.import_module("mcp.types")
@@ -60,14 +60,8 @@ def convert_result(self: Any, result: Any) -> Any:
         structured = validated.model_dump(mode="json", by_alias=True)
     except Exception:
         return stock_convert_result(self, result)  # stock's own error, from where stock raises it
-    out: list[str] = []
-    try:
-        proven = texts(result, structured["result"] if self.wrap_output else structured, out, mirror_indent)
-    except (ValueError, TypeError):  # not JSON-native (NaN, say): pydantic's own text
-        proven = False
-    if not proven:
-        return stock_convert_result(self, result)
-    return mirrors(out, structured), structured
+    blocks = server_mirror(result, structured, self.wrap_output, mirror_indent)
+    return stock_convert_result(self, result) if blocks is None else (blocks, structured)
 
 
 def _wire(response: Any) -> dict[str, Any] | None:

@@ -33,7 +33,7 @@ from mcp_types import InputRequiredResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
-from ._mirror import json_block, mirrors, proven_blocks, texts, wire_meta
+from ._mirror import json_block, proven_blocks, server_mirror, wire_meta
 
 stock_convert_result: Callable[[Any, Any], Any] | None = None  # set by install()
 stock_serialize: Callable[..., dict[str, Any]] | None = None  # set by install()
@@ -63,14 +63,10 @@ def convert_result(self: Any, result: Any) -> Any:
             structured = validated.model_dump(mode="json", by_alias=True)
         else:
             structured = adapter.dump_python(validated, mode="json", by_alias=True)
-    out: list[str] = []
-    try:
-        proven = texts(result, structured["result"] if self.wrap_output else structured, out, mirror_indent)
-    except (ValueError, TypeError):  # not JSON-native (NaN, say): pydantic's own text
-        proven = False
-    if not proven:
+    blocks = server_mirror(result, structured, self.wrap_output, mirror_indent)
+    if blocks is None:
         return stock_convert_result(self, result)
-    content: list[ContentBlock] = list(mirrors(out, structured))
+    content: list[ContentBlock] = list(blocks)
     return CallToolResult(content=content, structured_content=structured)
 
 
