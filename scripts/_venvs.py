@@ -57,8 +57,9 @@ def built_core() -> Path:
 
 def add_mcp_native(venv: Path, rev: str | None, metadata: bool = False, wheel: Path | None = None) -> None:
     """A copy of the package (the working tree's, or as committed at rev) with the extension
-    built in this checkout, in the venv's site-packages. ``metadata``: with a minimal
-    ``dist-info`` too, so that ``importlib.metadata.version("mcp-native")`` answers. ``wheel``:
+    built in this checkout, in the venv's site-packages. ``metadata``: as the wheel installs it,
+    with a minimal ``dist-info`` (``importlib.metadata.version("mcp-native")`` answers) and the
+    start-up hook that reads ``MCP_NATIVE_ADAPTERS``. ``wheel``:
     the extension of that wheel (for the venv's Python) and the libraries bundled beside it."""
     site = site_packages(venv)
     core = built_core() if wheel is None else None
@@ -77,7 +78,14 @@ def add_mcp_native(venv: Path, rev: str | None, metadata: bool = False, wheel: P
     else:
         shutil.rmtree(site / "mcp_native.libs", ignore_errors=True)
         with zipfile.ZipFile(wheel) as z:
-            z.extractall(site, [n for n in z.namelist() if n.startswith("mcp_native.libs/") or (n.startswith("mcp_native/_core.") and n.endswith(".so"))])
+            z.extractall(
+                site,
+                [
+                    n
+                    for n in z.namelist()
+                    if n.startswith("mcp_native.libs/") or (n.startswith("mcp_native/_core.") and n.endswith(".so"))
+                ],
+            )
     for old in site.glob("mcp_native-*.dist-info"):
         shutil.rmtree(old)
     if metadata:
@@ -88,6 +96,7 @@ def add_mcp_native(venv: Path, rev: str | None, metadata: bool = False, wheel: P
             f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n"
         )
         (info / "INSTALLER").write_text("scripts/_venvs.py\n")
+        shutil.copy2(ROOT / "python" / "mcp_native_adapters.pth", site)
 
 
 def parse_report(report: Path) -> dict[str, str]:

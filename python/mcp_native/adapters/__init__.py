@@ -504,6 +504,19 @@ GROUPS: tuple[GroupSpec, ...] = (
         line=3,
     ),
     GroupSpec(
+        "http-responses-1x",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP: response bodies and SSE events written natively",
+        (
+            Target(_HTTP, "StreamableHTTPServerTransport._create_json_response", "http", "create_json_response"),
+            Target(_HTTP, "StreamableHTTPServerTransport._create_event_data", "http", "create_event_data"),
+        ),
+        (f"{_HTTP}:CONTENT_TYPE_JSON", f"{_HTTP}:MCP_SESSION_ID_HEADER", f"{_HTTP}:EventMessage", *_WIRE_1X),
+        line=1,
+    ),
+    GroupSpec(
         "client-validation-1x",
         "mcp",
         "client validation",

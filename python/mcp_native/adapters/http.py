@@ -3,7 +3,9 @@ native encoder, and a malformed envelope answered with ``-32600`` Invalid Reques
 2025-era path says ``-32602`` Invalid params, which JSON-RPC reserves for a method's params).
 
 2025-era path (``mcp.server.streamable_http.StreamableHTTPServerTransport``): response bodies
-(``_create_json_response``) and SSE event data (``_create_event_data``). 2026-07-28 path
+(``_create_json_response``) and SSE event data (``_create_event_data``). mcp 1.x has only this
+path, with the same two methods: :func:`._wire.encode` writes the installed line's messages (1.x's
+root model, ``exclude_none``), so one pair of functions serves both lines. 2026-07-28 path
 (``mcp.server._streamable_http_modern``): ``_write`` and ``_sse_event``, for responses; errors and
 notifications keep the stock serialization (its ``exclude_none`` rules); request bodies parsed by
 ``mcp_native.loads`` instead of ``json.loads`` (:data:`modern_json`).
@@ -20,12 +22,11 @@ import json
 from http import HTTPStatus
 from typing import Any
 
-import mcp_types
 from mcp.server.streamable_http import CONTENT_TYPE_JSON, MCP_SESSION_ID_HEADER
 from starlette.responses import Response
 
 from .. import jsonrpc, loads
-from ._wire import encode
+from ._wire import WIRE, encode
 
 # The originals, set by install(): the replacements hand them what they do not write natively.
 stock_create_error_response: Any = None
@@ -35,7 +36,7 @@ stock_write: Any = None
 
 def _response_line(message: Any) -> bytes | None:
     """The compact JSON of a result response, without its newline, or None to use stock."""
-    if type(message) is mcp_types.JSONRPCResponse:
+    if type(message) is WIRE.types.JSONRPCResponse:
         try:
             return jsonrpc.encode_response(message.id, message.result)[:-1]
         except (TypeError, ValueError):

@@ -1,0 +1,187 @@
+"""Streamable HTTP on the mcp 1.x line (group ``http-responses-1x``): a FastMCP 1.x server under
+uvicorn on 127.0.0.1, stock and adapted (``MCP_NATIVE_ADAPTERS=1``), as JSON responses and as
+SSE, stateless and with a session. Every answer must be the same bytes: status, content type and
+body (JSON), or each event's data (SSE).
+
+These need ``mcp<2``: ``scripts/sdk-pairs`` runs them in its venvs of the 1.x line; with mcp 2.x
+installed they are skipped."""
+
+from __future__ import annotations
+
+import http.client
+import importlib.metadata
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+if not importlib.metadata.version("mcp").startswith("1."):
+    pytest.skip("needs the mcp 1.x line (scripts/sdk-pairs runs it on mcp 1.30.0 and 1.26.0)", allow_module_level=True)
+
+from mcp_native import adapters
+
+ROOT = Path(__file__).resolve().parents[2]
+
+APP = """
+import os, sys
+from typing import Any
+sys.path.insert(0, os.environ["EXAMPLES"])
+
+from mcp.server.fastmcp import FastMCP
+from mcp.server.streamable_http import StreamableHTTPServerTransport
+from payloads import TOOLS
+from starlette.responses import JSONResponse
+
+server = FastMCP(
+    "weather",
+    json_response=os.environ["KIND"] == "json",
+    stateless_http=os.environ["STATE"] == "stateless",
+)
+for tool in TOOLS:
+    server.tool()(tool)
+
+
+@server.tool()
+def text(value: str) -> str:
+    return value
+
+
+@server.tool()
+def numbers() -> dict[str, Any]:
+    return {"int": 123456789012345678, "big": 1.5e300, "tiny": 5e-324, "third": 1 / 3, "none": None}
+
+
+@server.tool()
+def fails() -> str:
+    raise ValueError("no such city: Zürich")
+
+
+@server.custom_route("/probe", methods=["GET"])
+async def probe(request):
+    writer = StreamableHTTPServerTransport._create_json_response
+    return JSONResponse({"writer": writer.__module__})
+
+
+app = server.streamable_http_app()
+"""
+
+ACCEPT = "application/json, text/event-stream"
+INIT = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "t", "version": "0"},
+}
+CALLS: dict[str, dict[str, Any]] = {
+    "list": {"method": "tools/list"},
+    "weather": {"method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "Zürich"}}},
+    "records": {"method": "tools/call", "params": {"name": "list_records", "arguments": {"count": 200}}},
+    "violation": {"method": "tools/call", "params": {"name": "broken_weather", "arguments": {"city": "Oslo"}}},
+    "bad arguments": {"method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": 5}}},
+    "text": {"method": "tools/call", "params": {"name": "text", "arguments": {"value": 'é\U0001f600\n"\\\u2028'}}},
+    "numbers": {"method": "tools/call", "params": {"name": "numbers"}},
+    "tool error": {"method": "tools/call", "params": {"name": "fails"}},
+    "unknown tool": {"method": "tools/call", "params": {"name": "nowhere"}},
+    "unknown method": {"method": "nowhere/call"},
+}
+
+Served = Callable[[Callable[[int], list[str]], Path, dict[str, str]], AbstractContextManager[int]]
+Answer = tuple[int, str | None, bytes | list[bytes]]
+
+
+class Client:
+    """One HTTP client of the server on ``port``, with the session it is given."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.session: str | None = None
+
+    def post(self, message: dict[str, Any]) -> Answer:
+        """Status, content type, and the body (JSON) or each event's data (SSE)."""
+        headers = {"Content-Type": "application/json", "Accept": ACCEPT, "MCP-Protocol-Version": "2025-06-18"}
+        if self.session:
+            headers["Mcp-Session-Id"] = self.session
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            conn.request("POST", "/mcp", body=json.dumps(message).encode(), headers=headers)
+            response = conn.getresponse()
+            body = response.read()
+            self.session = response.getheader("mcp-session-id") or self.session
+            kind = response.getheader("content-type")
+        finally:
+            conn.close()
+        if kind == "text/event-stream":
+            events = body.replace(b"\r\n", b"\n").split(b"\n\n")
+            return (
+                response.status,
+                kind,
+                [line[6:] for e in events for line in e.split(b"\n") if line.startswith(b"data: ")],
+            )
+        return response.status, kind, body
+
+    def handshake(self) -> None:
+        status, _, _ = self.post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT})
+        assert status == 200
+        assert self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})[0] == 202
+
+
+def probe(port: int) -> Any:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", "/probe")
+        return json.loads(conn.getresponse().read())
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="module", params=["json stateless", "sse stateless", "json session", "sse session"])
+def servers(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, served: Served
+) -> Iterator[tuple[Client, Client]]:
+    kind, state = request.param.split()
+    tmp_path = tmp_path_factory.mktemp("http1")
+    (tmp_path / "http1_app.py").write_text(APP)
+    env = {k: v for k, v in os.environ.items() if k != adapters.ENVIRONMENT}
+    env.update(EXAMPLES=str(ROOT / "examples"), KIND=kind, STATE=state)
+
+    def uvicorn(port: int) -> list[str]:
+        return [sys.executable, "-m", "uvicorn", "http1_app:app", "--port", str(port), "--log-level", "warning"]
+
+    with (
+        served(uvicorn, tmp_path, env) as stock,
+        served(uvicorn, tmp_path, {**env, adapters.ENVIRONMENT: "1"}) as adapted,
+    ):
+        assert probe(stock) == {"writer": "mcp.server.streamable_http"}
+        assert probe(adapted) == {"writer": "mcp_native.adapters.http"}
+        clients = Client(stock), Client(adapted)
+        if state == "session":
+            for client in clients:
+                client.handshake()
+        yield clients
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+def test_stock_and_adapted_send_the_same_bytes(servers: tuple[Client, Client], name: str) -> None:
+    stock, adapted = servers
+    message = {"jsonrpc": "2.0", "id": 7, **CALLS[name]}
+    answer = stock.post(message)
+    assert adapted.post(message) == answer
+    status, _, body = answer
+    data = body if isinstance(body, bytes) else body[-1]
+    if name in ("weather", "records", "numbers"):  # the fixture serves what these are compared on
+        assert status == 200
+        result = json.loads(data)["result"]
+        assert not result.get("isError") and "structuredContent" in result
+    if name == "violation":
+        assert "validation error for Weather" in json.loads(data)["result"]["content"][0]["text"]
+
+
+def test_the_initialize_answers_match(servers: tuple[Client, Client]) -> None:
+    stock, adapted = servers
+    message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT}
+    a, b = Client(stock.port).post(message), Client(adapted.port).post(message)
+    assert a == b and a[0] == 200
