@@ -9,9 +9,11 @@ Environments live under ``build/sdk-tests/<sdk>/``:
 - ``<version>/``: per release, the unpacked sdist and a small venv without pip whose ``.pth``
   file puts ``deps/`` on its path. Only that release's distributions are installed into it
   (mcp + mcp-types + the sdist's examples; fastmcp + fastmcp-slim + the mcp release it is
-  tested with, fastmcp-remote and fastmcp-tasks built from the sdist), plus any dependency
-  whose version in ``deps/`` does not satisfy the release's pins. pip resolves that against
-  what ``deps/`` holds, so a release costs seconds once ``deps/`` exists.
+  tested with, fastmcp-remote and fastmcp-tasks built from the sdist; on the older lines what
+  ``LINES`` says, e.g. fastmcp 2.x is one distribution), plus any dependency whose version in
+  ``deps/`` does not satisfy the release's pins, or that ``LINES`` pins back to what the
+  release was tested with. pip resolves that against what ``deps/`` holds, so a release costs
+  seconds once ``deps/`` exists.
 
 For the adapted run a copy of mcp_native (the package and the extension built by
 ``scripts/setup``) goes into the release's venv and a ``.pth`` file calls
@@ -59,14 +61,14 @@ WHEEL: Path | None = None
 EXPECTED = ROOT / "tests" / "sdk_expected_differences.txt"
 
 # The newest patch release of each supported minor line.
-MATRIX = ["mcp==1.30.0", "mcp==2.0.1", "mcp==2.1.1", "mcp==2.2.0", "mcp==2.3.0", "fastmcp==3.4.11", "fastmcp==4.0.11",
-          "fastmcp==4.1.7", "fastmcp==4.2.3"]
+MATRIX = ["mcp==1.26.0", "mcp==1.30.0", "mcp==2.0.1", "mcp==2.1.1", "mcp==2.2.0", "mcp==2.3.0", "fastmcp==2.14.7",
+          "fastmcp==3.4.11", "fastmcp==4.0.11", "fastmcp==4.1.7", "fastmcp==4.2.3"]
 # The releases the adapters and the expected differences were first written against.
 DEFAULT = ["mcp==2.3.0", "fastmcp==4.1.2"]
 NEWEST_MCP = "2.3.0"
 # fastmcp 4.1 and later need mcp>=2.2 (4.1.7: >=2.3); 4.0 accepts mcp 2.0, which no other
-# release tests with fastmcp.
-MCP_FOR_FASTMCP = {"4.0": "2.0.1", "3.4": "1.30.0"}
+# release tests with fastmcp; 3.4 and 2.14 want mcp>=1.24,<2.
+MCP_FOR_FASTMCP = {"4.0": "2.0.1", "3.4": "1.30.0", "2.14": "1.30.0"}
 
 FASTMCP_EXTRAS = "anthropic,apps,azure,code-mode,gemini,jev,openai"
 
@@ -118,13 +120,19 @@ SDKS = {
         ],
     },
 }
-# What differs on an older major line (mcp 1.x; fastmcp 3.x, which runs on it): the keys that
-# replace SDKS[sdk]'s for a release of that line. The test dependencies stay those of the newest
-# release (deps/); pip adds what the older release pins differently.
+# What differs on an older major line (mcp 1.x; fastmcp 2.x and 3.x, which run on it): the keys
+# that replace SDKS[sdk]'s for a release of that line. The test dependencies stay those of the
+# newest release (deps/); pip adds what the older release pins differently.
 LINES = {
     ("mcp", "1"): {
         # No examples package; the docs group (MkDocs) is only for building the documentation.
-        "install": lambda version, src: [f"mcp[cli,rich]=={version}"],
+        # pydantic-settings 2.15 warns (an error in these suites) at every FastMCP() of a release
+        # that leaves its Settings model incomplete at import: those get the version before it.
+        "install": lambda version, src: [
+            f"mcp[cli,rich]=={version}",
+            *([] if "Settings.model_rebuild()" in (src / "src/mcp/server/fastmcp/server.py").read_text()
+              else ["pydantic-settings<2.15"]),
+        ],
         "groups": ["dev"],
         "subset": [
             "tests/server/fastmcp/test_server.py", "tests/server/fastmcp/test_func_metadata.py",
@@ -132,6 +140,19 @@ LINES = {
             "tests/server/test_lowlevel_input_validation.py", "tests/client/test_output_schema_validation.py",
             "tests/client/test_session.py", "tests/client/test_stdio.py", "tests/server/test_stdio.py",
             "tests/shared/test_streamable_http.py",
+        ],
+    },
+    ("fastmcp", "2"): {
+        # One distribution (no fastmcp-slim, fastmcp-remote or fastmcp-tasks), two extras.
+        "install": lambda version, src: [f"fastmcp[anthropic,openai]=={version}", f"mcp=={mcp_for(version)}"],
+        "no_deps": lambda src: [],
+        # The pydantic of its uv.lock: pydantic 2.14 (deps/) puts the docstring of fastmcp's
+        # generic _WrappedResult into every wrapped output schema, which the suite's schema
+        # assertions (27 of the subset) do not expect.
+        "extra": ["httpx==0.28.1", "pydantic==2.12.5"],
+        "subset": [
+            "tests/tools/test_tool.py", "tests/server/test_server.py", "tests/server/test_server_interactions.py",
+            "tests/client/test_client.py", "tests/client/test_stdio.py", "tests/client/test_streamable_http.py",
         ],
     },
     ("fastmcp", "3"): {
