@@ -295,6 +295,63 @@ def test_validate_server_result_keeps_the_stock_verdicts() -> None:
     assert verdicts() == stock == [True, True, False, False, False, False]
 
 
+def _parsed(adapter: Any, raw: Any) -> Any:
+    """What ``adapter.validate_python(raw, by_name=False)`` gives, as comparable data: the
+    models' types, fields, the fields each one had set, or the errors."""
+    import pydantic
+
+    def shape(value: Any) -> Any:
+        if isinstance(value, pydantic.BaseModel):
+            fields = {k: shape(getattr(value, k)) for k in type(value).model_fields}
+            return type(value), fields, value.model_fields_set, value.model_extra
+        if isinstance(value, list):
+            return [shape(v) for v in value]
+        return value
+
+    try:
+        return shape(adapter.validate_python(raw, by_name=False))
+    except pydantic.ValidationError as e:
+        return e.errors(include_url=False, include_context=False)
+
+
+def test_call_tool_results_parse_as_stock_parses_them() -> None:
+    import mcp.client.session as client_session
+    import pydantic
+    from mcp.types import CallToolResult
+
+    text = {"type": "text", "text": "é\n"}
+    results: list[Any] = [
+        {"content": [text] * 200, "structuredContent": {"result": [1, None]}, "isError": False},
+        {"content": []},
+        {"content": [text], "_meta": {"k": 1}},
+        {"content": [text], "structuredContent": {}, "isError": True},
+        {"content": [{"type": "text", "text": ""}, text], "structuredContent": {"a": {"b": [1.5]}}},
+        {"content": [text], "resultType": "complete"},
+        {"content": [text], "resultType": "input_required"},
+        {"resultType": "input_required", "requestState": "s"},
+        {"content": [{**text, "annotations": {"priority": 0.5}}]},
+        {"content": [{**text, "_meta": {}}]},
+        {"content": [text, {"type": "image", "data": "AA==", "mimeType": "image/png"}]},
+        {"content": [text], "extra": 1},
+        {"content": [{"type": "text"}]},
+        {"content": [{"type": "text", "text": 1}]},
+        {"content": "x"},
+        {"content": [text], "isError": "no"},
+        {"content": [text], "structuredContent": [1]},
+        {},
+        [],
+        None,
+    ]
+    stock = [_parsed(client_session._CallToolResultAdapter, r) for r in results]
+    adapters.install(server=False, transport=False)
+    assert type(client_session._CallToolResultAdapter).__module__ == "mcp_native.adapters.mcp_client"
+    assert isinstance(client_session._CallToolResultAdapter, pydantic.TypeAdapter)  # as send_request checks
+    assert [_parsed(client_session._CallToolResultAdapter, r) for r in results] == stock
+    assert stock[0][0] is CallToolResult and stock[7][0] is not CallToolResult  # the fixture has both arms
+    adapters.uninstall()
+    assert type(client_session._CallToolResultAdapter) is pydantic.TypeAdapter
+
+
 async def test_adapted_client_keeps_the_stock_errors(session: Session) -> None:
     adapters.install(server=False, transport=False)
     async with session("mcpserver", adapted_server=True) as s:

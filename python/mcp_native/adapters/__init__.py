@@ -88,8 +88,9 @@ _NEWEST_LINE = {"mcp": 2, "fastmcp": 4, "azure-functions": 2}
 @dataclass(frozen=True)
 class Target:
     """``module.attribute`` replaced by ``mcp_native.adapters.<adapter>.<function>``; with
-    ``stock``, the adapter's attribute of that name receives the original; with ``holds``, the
-    attribute is a module global that must be that module or object (see ``Patch.holds``)."""
+    ``stock``, the adapter's attribute of that name receives the original; with ``holds`` or
+    ``instance_of``, the attribute is a module global that must be that module or object, or an
+    instance of that class (see ``Patch``)."""
 
     module: str
     attribute: str
@@ -97,6 +98,7 @@ class Target:
     function: str
     stock: str | None = None
     holds: str | None = None
+    instance_of: str | None = None
 
     @property
     def name(self) -> str:
@@ -282,7 +284,7 @@ GROUPS: tuple[GroupSpec, ...] = (
         "mcp",
         "client validation",
         ("client",),
-        "validate_server_result: tools/call results of the common shape checked natively",
+        "tools/call results of the common shape (text blocks) checked natively, parsed without the content union",
         (
             Target(
                 "mcp_types.methods",
@@ -291,8 +293,25 @@ GROUPS: tuple[GroupSpec, ...] = (
                 "validate_server_result",
                 "stock_validate_server_result",
             ),
+            Target(
+                "mcp.client.session",
+                "_CallToolResultAdapter",
+                "mcp_client",
+                "call_tool_results",
+                "stock_call_tool_results",
+                instance_of="pydantic:TypeAdapter",
+            ),
         ),
-        (),
+        (
+            # Who parses a tools/call result with it: the session's adapter unless claims are active.
+            "mcp.client.session:ClientSession.__init__",
+            "mcp.client.session:ClientSession.send_request",
+            "mcp.client.session:ClientSession.call_tool",
+            "mcp.client.session:_build_call_tool_adapter",
+            "mcp_types._types:CallToolResult",
+            "mcp_types._types:InputRequiredResult",
+            "mcp_types._types:TextContent",
+        ),
     ),
     GroupSpec(
         "client-validation",
@@ -737,6 +756,7 @@ def _patches(spec: GroupSpec, versions: Mapping[str, str], settings: Mapping[str
                 native,
                 spec.what,
                 holds=target.holds,
+                instance_of=target.instance_of,
                 on_apply=_keep(target, settings, spec.settings),
             )
         )

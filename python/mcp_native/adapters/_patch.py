@@ -28,7 +28,9 @@ class Patch:
 
     ``expects`` names another patch whose original this attribute must hold (a name bound by
     ``from ... import``); ``holds`` names the module (``"json"``) or object (``"module:name"``)
-    a module global must be; otherwise it must be a function of this module and qualified name.
+    a module global must be; ``instance_of`` the class (``"module:name"``) whose direct instance
+    it must be (an object the module builds, proven by its fingerprint); otherwise it must be a
+    function of this module and qualified name.
     The replacement is imported only once the attribute has passed that check. ``on_apply``
     receives the original, for a replacement that calls it. An ``optional`` patch (a binding
     some releases do not have) is skipped where its attribute is absent."""
@@ -39,6 +41,7 @@ class Patch:
     what: str  # one line for the report
     expects: Patch | None = None
     holds: str | None = None
+    instance_of: str | None = None
     on_apply: Callable[[Any], None] | None = None
     optional: bool = False
     original: Any = field(default=None, init=False)
@@ -80,6 +83,13 @@ class Patch:
             held = importlib.import_module(module)
             if current is not (getattr(held, name) if name else held):
                 raise UnexpectedTarget(f"{self.module}.{self.attribute}: found {current!r}, expected {self.holds}")
+            original = current
+        elif self.instance_of is not None:
+            module, _, name = self.instance_of.partition(":")
+            if type(current) is not getattr(importlib.import_module(module), name):
+                raise UnexpectedTarget(
+                    f"{self.module}.{self.attribute}: found {current!r}, expected an instance of {self.instance_of}"
+                )
             original = current
         elif (
             getattr(current, "__module__", None) != self.module

@@ -12,9 +12,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from mcp.types import CallToolResult, InputRequiredResult
+from pydantic import TypeAdapter
+
 from ..errors import SchemaError
 from ..schema import Validator
 from . import _validation
+from ._mirror import TEXT_BLOCKS
 
 # The stock method's logger, for its own warning.
 _session_logger = logging.getLogger("client")
@@ -102,3 +106,32 @@ def validate_server_result(method: str, version: str, data: Any, *, surface: Any
         stock_validate_server_result(method, version, data)
     else:
         stock_validate_server_result(method, version, data, surface=surface)
+
+
+stock_call_tool_results: Any = None  # set by install()
+
+
+class _CallToolResults(TypeAdapter[Any]):  # type: ignore[misc]  # a TypeAdapter, as send_request checks
+    """Stands in for ``mcp.client.session._CallToolResultAdapter``, the ``TypeAdapter`` of
+    ``CallToolResult | InputRequiredResult`` that parses each tools/call result. In a result of
+    the common shape above (the 2025 versions; text blocks only), each block tried against the
+    five-member content union took 3.3 µs, 660 µs of a 200-block result, against 0.85 µs built
+    as the ``TextContent`` it is; ``CallToolResult`` is the union's choice for such a result
+    (the arm with the most fields set). Anything else is the stock adapter's; the other methods
+    are those of an adapter of the same union."""
+
+    def validate_python(self, raw: Any, /, **kwargs: Any) -> Any:
+        if (
+            kwargs == _BY_ALIAS
+            and type(raw) is dict
+            and "resultType" not in raw
+            and _SIMPLE_CALL_TOOL_RESULT.is_valid(raw)
+        ):
+            blocks = TEXT_BLOCKS.validate_python(raw["content"], by_name=False)
+            return CallToolResult.model_validate({**raw, "content": blocks}, by_name=False)
+        return stock_call_tool_results.validate_python(raw, **kwargs)
+
+
+# How ClientSession.send_request calls it.
+_BY_ALIAS = {"by_name": False}
+call_tool_results = _CallToolResults(CallToolResult | InputRequiredResult)
