@@ -3,8 +3,10 @@
 Run with the Python of an environment that has mcp 1.x (and fastmcp 2.x/3.x for its row), from
 the repository root:
 
-    build/sdk-1x/mcp-1.30.0/bin/python benchmarks/bench_mcp1.py
-    build/sdk-1x/fastmcp-3.4.11/bin/python benchmarks/bench_mcp1.py
+    build/sdk-pairs/mcp-1.30.0+fastmcp-3.4.11/venv/bin/python benchmarks/bench_mcp1.py
+
+(``scripts/sdk-pairs --pair 1.30.0+3.4.11`` makes that environment and runs this ``--quick``;
+the full ``scripts/demo`` runs it too and puts the table in the README.)
 
 Per server (FastMCP 1.x, mcp 1.x's low-level ``Server``, and fastmcp when installed), one stock
 process (``python examples/<app>.py``) and one adapted (``python -m mcp_native run ...``) run side
@@ -13,7 +15,8 @@ installed exactly when it talks to the adapted server (as ``bench_adapters.py`` 
 Reported: the median round trip per ``tools/call``, stock and adapted, adapted/stock and the
 speed-up (stock time / adapted time), and the server process's CPU time per call (user + system,
 all its threads, as the server reports it: ``cpu_server.py``, as in ``bench_adapters.py``), for
-the weather report and the 200-record table.
+the weather report and the 200-record table. The adapted server's first answer to each call
+must be the stock one's (content and ``structuredContent``); exit status 1 otherwise.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import importlib.util
+import json
 import statistics
 import sys
 import tempfile
@@ -54,9 +58,10 @@ def set_client(mode: str) -> None:
         adapters.uninstall()
 
 
-async def measure(rounds: int, calls: int) -> dict[str, Any]:
+async def measure(rounds: int, calls: int) -> list[dict[str, Any]]:
     times = {app: {p: {m: [] for m in MODES} for p in CALLS} for app in APPS}
     cpu = {app: {p: dict.fromkeys(MODES, 0.0) for p in CALLS} for app in APPS}
+    answers: dict[tuple[str, str, str], Any] = {}
     async with AsyncExitStack() as stack:
         errlog = stack.enter_context(open("/dev/null", "w"))  # noqa: SIM115 (closed by the stack)
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
@@ -89,35 +94,66 @@ async def measure(rounds: int, calls: int) -> dict[str, Any]:
                                 result = await session.call_tool(tool, args)
                                 times[app][payload][mode].append(time.perf_counter() - t0)
                                 assert not result.isError, result
+                                answers.setdefault((app, payload, mode), (result.content, result.structuredContent))
                             cpu[app][payload][mode] += await server_cpu(session, pids[app, mode], cpu_file) - c0
         finally:
             adapters.uninstall()
-    return {"times": times, "cpu": cpu}
+    rows = []
+    for app, payloads in times.items():
+        for payload, by_mode in payloads.items():
+            stock, ours = (statistics.median(by_mode[m]) * 1e3 for m in MODES)
+            rows.append(
+                {
+                    "server": app,
+                    "payload": payload,
+                    "stock_ms": stock,
+                    "adapted_ms": ours,
+                    "cpu_ms": [cpu[app][payload][m] / len(by_mode[m]) * 1e3 for m in MODES],
+                    "same_answer": answers[app, payload, "stock"] == answers[app, payload, "adapted"],
+                }
+            )
+    return rows
 
 
-def main() -> None:
+def versions() -> dict[str, str]:
+    return {d: importlib.metadata.version(d) for d in ("mcp", "fastmcp") if importlib.util.find_spec(d)}
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    out = [
+        "| server | payload | stock ms | mcp-native ms | adapted/stock | speed-up "
+        "| server CPU ms/call stock → mcp-native | answer |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        stock, ours = r["stock_ms"], r["adapted_ms"]
+        out.append(
+            f"| {r['server']} | {r['payload']} | {stock:.2f} | {ours:.2f} | {ours / stock:.2f} "
+            f"| {stock / ours:.2f}× faster | {r['cpu_ms'][0]:.2f} → {r['cpu_ms'][1]:.2f} "
+            f"| {'as stock' if r['same_answer'] else 'DIFFERS'} |"
+        )
+    return "\n".join(out)
+
+
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--calls", type=int, default=30, help="calls per round, server and payload")
+    ap.add_argument("--quick", action="store_true", help="2 rounds of 5 calls: a smoke run and the answers' check")
+    ap.add_argument("--json", type=Path, help="also write the rows and versions there")
     args = ap.parse_args()
-    raw = anyio.run(measure, args.rounds, args.calls)
-    versions = ", ".join(
-        f"{d} {importlib.metadata.version(d)}" for d in ("mcp", "fastmcp") if importlib.util.find_spec(d)
-    )
-    print(f"median round trip per tools/call over stdio ({versions}; {args.rounds} rounds x {args.calls} calls)")
-    print(
-        "| server | payload | stock ms | mcp-native ms | adapted/stock | speed-up | server CPU ms/call stock → mcp-native |"
-    )
-    print("|---|---|---:|---:|---:|---:|---:|")
-    for app, payloads in raw["times"].items():
-        for payload, by_mode in payloads.items():
-            stock, ours = (statistics.median(by_mode[m]) * 1e3 for m in MODES)
-            cpu = [raw["cpu"][app][payload][m] / len(by_mode[m]) * 1e3 for m in MODES]
-            print(
-                f"| {app} | {payload} | {stock:.2f} | {ours:.2f} | {ours / stock:.2f} | {stock / ours:.2f}x faster "
-                f"| {cpu[0]:.2f} → {cpu[1]:.2f} |"
-            )
+    rounds, calls = (2, 5) if args.quick else (args.rounds, args.calls)
+    rows = anyio.run(measure, rounds, calls)
+    named = ", ".join(f"{d} {v}" for d, v in versions().items())
+    print(f"median round trip per tools/call over stdio ({named}; {rounds} rounds x {calls} calls)")
+    print(table(rows))
+    if args.json:
+        args.json.write_text(json.dumps({"versions": versions(), "rounds": rounds, "calls": calls, "rows": rows}))
+    if not all(r["same_answer"] for r in rows):
+        print("bench_mcp1: an adapted server's answer DIFFERS from stock's", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -11,7 +11,9 @@ framework and the event loop (cProfile), then shows two correctness differences 
   refuses it with an ``isError`` result naming the failing value.
 
 The full run also measures the same servers over Streamable HTTP under uvicorn
-(``bench_http``'s quick configurations, with wrk). Writes ``demo/results.json``,
+(``bench_http``'s quick configurations, with wrk), and the mcp 1.x line's examples over stdio
+(``bench_mcp1`` in ``scripts/sdk-pairs``' environment of mcp 1.30.0 and fastmcp 3.4.11, whose
+answers must be stock's). Writes ``demo/results.json``,
 ``demo/latency.png`` and the tables under the chart in README.md;
 ``--quick`` (2 rounds of 5 calls, about 1.5 minutes once ``scripts/setup`` has built the package; on a
 fresh clone that build takes 2-3 minutes more) writes to ``build/demo-quick/`` (or ``--out``)
@@ -37,8 +39,15 @@ import anyio
 
 import bench_adapters as bench
 import bench_http as http
+import bench_mcp1
 import bench_shapes as shapes
 import report
+
+sys.path.insert(0, str(bench.ROOT / "scripts"))
+import sdk_pairs  # noqa: E402
+
+# The mcp 1.x line: its newest release, with the newest fastmcp that runs on it.
+MCP1_PAIR = ("1.30.0", "3.4.11")
 
 README_BEGIN = "<!-- demo-results:begin (scripts/demo writes this section) -->"
 README_END = "<!-- demo-results:end -->"
@@ -168,6 +177,15 @@ def main() -> int:
         with open(log, "a") as errlog:
             http_rows = http.measure(True, errlog)
 
+    mcp1: dict[str, Any] = {}
+    if not args.quick:  # needs its own environment (minutes, once): the full run only
+        print(f"\ndemo: the mcp 1.x line (bench_mcp1 on mcp {MCP1_PAIR[0]}, fastmcp {MCP1_PAIR[1]})", flush=True)
+        venv = sdk_pairs.prepare(MCP1_PAIR, None)
+        proc = subprocess.run([str(venv / "bin" / "python"), "benchmarks/bench_mcp1.py", "--json", str(out / "mcp1.json")],
+                              cwd=bench.ROOT, check=False)
+        mcp1 = json.loads((out / "mcp1.json").read_text())
+        mcp1["same_answers"] = proc.returncode == 0
+
     print("\ndemo: correctness checks", flush=True)
     checks = correctness()
     print("\n| framework | server | a malformed line | a tool result that violates its output schema |\n|---|---|---|---|")
@@ -186,6 +204,7 @@ def main() -> int:
         "adapted_server_cpu_shares": shares,
         "shapes": shape_rows,
         "http": http_rows,
+        "mcp1": mcp1,
         "correctness": checks,
         "adapted_passed_correctness_checks": adapted_ok,
     }
@@ -209,11 +228,18 @@ def main() -> int:
                    f"responses; wrk with {http.WRK_CONNECTIONS} connections, then the SDK's client in "
                    f"{http.CLIENT_PROCESSES} processes of {http.CLIENTS_PER_PROCESS}; every answer checked). The whole "
                    "matrix (SSE, sessions, 2 workers) is under \"Deploying over HTTP\":"
-                   f"\n\n{http.table(http_rows)}")
+                   f"\n\n{http.table(http_rows)}\n\n"
+                   f"The mcp 1.x line (`benchmarks/bench_mcp1.py`, mcp {mcp1['versions']['mcp']} and fastmcp "
+                   f"{mcp1['versions']['fastmcp']}, {mcp1['rounds']} rounds of {mcp1['calls']} calls): FastMCP 1.x, "
+                   "mcp 1.x's low-level `Server` and fastmcp 3.x over stdio, the same tools, the SDK's own client; "
+                   f"the adapted server's answers compared with stock's:\n\n{bench_mcp1.table(mcp1['rows'])}")
         readme.write_text(report.rewrite_section(readme.read_text(encoding="utf-8"), section, README_BEGIN, README_END), encoding="utf-8")
     print(f"\ndemo: wrote {out / 'results.json'} and {out / 'latency.png'} ({time.monotonic() - t:.0f} s)")
     if not adapted_ok:
         print("demo: the mcp-native servers FAILED a correctness check", file=sys.stderr)
+        return 1
+    if mcp1 and not mcp1["same_answers"]:
+        print("demo: an adapted server of the mcp 1.x line answered other than stock", file=sys.stderr)
         return 1
     if not all(r[m]["ok"] for r in http_rows for m in http.MODES):
         print("demo: answers over HTTP FAILED the check (lost, duplicated, unknown or wrong)", file=sys.stderr)
