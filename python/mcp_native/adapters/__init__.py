@@ -155,6 +155,11 @@ _WIRE_1X = (
 )
 _HTTP = "mcp.server.streamable_http"
 _HTTP_MODERN = "mcp.server._streamable_http_modern"
+# The same two methods, names and signatures on both SDK lines (http.py serves both).
+_HTTP_RESPONSES = (
+    Target(_HTTP, "StreamableHTTPServerTransport._create_json_response", "http", "create_json_response"),
+    Target(_HTTP, "StreamableHTTPServerTransport._create_event_data", "http", "create_event_data"),
+)
 _FUNC_METADATA = "mcp.server.mcpserver.utilities.func_metadata"
 _LOWLEVEL = "mcp.server.lowlevel.server"
 _FUNC_METADATA_1X = "mcp.server.fastmcp.utilities.func_metadata"
@@ -234,10 +239,7 @@ GROUPS: tuple[GroupSpec, ...] = (
         "HTTP",
         ("transport",),
         "Streamable HTTP (2025 era): response bodies and SSE events written natively",
-        (
-            Target(_HTTP, "StreamableHTTPServerTransport._create_json_response", "http", "create_json_response"),
-            Target(_HTTP, "StreamableHTTPServerTransport._create_event_data", "http", "create_event_data"),
-        ),
+        _HTTP_RESPONSES,
         (f"{_HTTP}:CONTENT_TYPE_JSON", f"{_HTTP}:MCP_SESSION_ID_HEADER", f"{_HTTP}:EventMessage", *_WIRE),
     ),
     GroupSpec(
@@ -528,10 +530,7 @@ GROUPS: tuple[GroupSpec, ...] = (
         "HTTP",
         ("transport",),
         "Streamable HTTP: response bodies and SSE events written natively",
-        (
-            Target(_HTTP, "StreamableHTTPServerTransport._create_json_response", "http", "create_json_response"),
-            Target(_HTTP, "StreamableHTTPServerTransport._create_event_data", "http", "create_event_data"),
-        ),
+        _HTTP_RESPONSES,
         (f"{_HTTP}:CONTENT_TYPE_JSON", f"{_HTTP}:MCP_SESSION_ID_HEADER", f"{_HTTP}:EventMessage", *_WIRE_1X),
         line=1,
     ),
