@@ -54,9 +54,10 @@ PAIRS = [
     ("2.2.0", "4.1.2"),
     ("2.1.1", "4.0.11"),
     ("2.0.1", "4.0.11"),
-    # The mcp 1.x line, with the newest fastmcp that runs on it.
+    # The mcp 1.x line, with the newest fastmcp that runs on it, and fastmcp 2.x's newest.
     ("1.30.0", "3.4.11"),
     ("1.26.0", "3.4.11"),
+    ("1.30.0", "2.14.7"),
 ]
 # The pair the main .venv has (pyproject.toml's test extra): tested in .venv itself.
 MAIN_PAIR = ("2.3.0", "4.1.2")
