@@ -126,10 +126,11 @@ SDKS = {
 LINES = {
     ("mcp", "1"): {
         # No examples package; the docs group (MkDocs) is only for building the documentation.
+        # The extra ws: tests/shared/test_ws.py (the WebSocket transport; 2.x has none).
         # pydantic-settings 2.15 warns (an error in these suites) at every FastMCP() of a release
         # that leaves its Settings model incomplete at import: those get the version before it.
         "install": lambda version, src: [
-            f"mcp[cli,rich]=={version}",
+            f"mcp[cli,rich,ws]=={version}",
             *([] if "Settings.model_rebuild()" in (src / "src/mcp/server/fastmcp/server.py").read_text()
               else ["pydantic-settings<2.15"]),
         ],
