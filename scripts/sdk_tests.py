@@ -60,7 +60,8 @@ PYTHON = sys.executable
 WHEEL: Path | None = None
 EXPECTED = ROOT / "tests" / "sdk_expected_differences.txt"
 
-# The newest patch release of each supported minor line.
+# The newest patch release of each supported minor line; on mcp 1.x, the two releases whose
+# source proves its groups (fingerprints.json: 1.26.0 and 1.30.0).
 MATRIX = ["mcp==1.26.0", "mcp==1.30.0", "mcp==2.0.1", "mcp==2.1.1", "mcp==2.2.0", "mcp==2.3.0", "fastmcp==2.14.7",
           "fastmcp==3.4.11", "fastmcp==4.0.11", "fastmcp==4.1.7", "fastmcp==4.2.3"]
 # The releases the adapters and the expected differences were first written against.
