@@ -48,6 +48,7 @@ import sdk_pairs  # noqa: E402
 
 # The mcp 1.x line: its newest release, with the newest fastmcp that runs on it.
 MCP1_PAIR = ("1.30.0", "3.4.11")
+MCP1_JSON = bench.ROOT / "build" / "demo-mcp1.json"  # what bench_mcp1 measured; results.json holds it too
 
 README_BEGIN = "<!-- demo-results:begin (scripts/demo writes this section) -->"
 README_END = "<!-- demo-results:end -->"
@@ -181,9 +182,9 @@ def main() -> int:
     if not args.quick:  # needs its own environment (minutes, once): the full run only
         print(f"\ndemo: the mcp 1.x line (bench_mcp1 on mcp {MCP1_PAIR[0]}, fastmcp {MCP1_PAIR[1]})", flush=True)
         venv = sdk_pairs.prepare(MCP1_PAIR, None)
-        proc = subprocess.run([str(venv / "bin" / "python"), "benchmarks/bench_mcp1.py", "--json", str(out / "mcp1.json")],
+        proc = subprocess.run([str(venv / "bin" / "python"), "benchmarks/bench_mcp1.py", "--json", str(MCP1_JSON)],
                               cwd=bench.ROOT, check=False)
-        mcp1 = json.loads((out / "mcp1.json").read_text())
+        mcp1 = json.loads(MCP1_JSON.read_text())
         mcp1["same_answers"] = proc.returncode == 0
 
     print("\ndemo: correctness checks", flush=True)
