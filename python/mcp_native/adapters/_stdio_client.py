@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import logging
+import math
 import sys
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -32,6 +33,7 @@ from typing import Any
 import anyio
 import anyio.abc
 import anyio.lowlevel
+from anyio.streams.memory import MemoryObjectStreamStatistics
 from mcp.shared.message import SessionMessage
 
 from .. import jsonrpc
@@ -169,6 +171,17 @@ class _ReadStream(ReceiveStream):
             self._scope = None
             if self._idle is not None:
                 self._idle.set()
+
+    def statistics(self) -> MemoryObjectStreamStatistics:
+        """What the stock memory stream reports: no open send side once the server's output has
+        ended and each message decoded from it is delivered (the stock reader task closes its end
+        then), or once closed. fastmcp 3.x's stdio transport reads that as a dead server and
+        starts a new one; without it a keep-alive client reuses the dead session."""
+        over = self._closed or (self._ended and not self._pending)
+        waiting = int(self._scope is not None)
+        return MemoryObjectStreamStatistics(
+            len(self._pending), math.inf, int(not over), int(not self._closed), 0, waiting
+        )
 
     def end(self) -> None:
         """Ends the stream (a write failed): what is decoded is delivered, then ``EndOfStream``."""
