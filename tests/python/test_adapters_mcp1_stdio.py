@@ -1,6 +1,7 @@
-"""The mcp 1.x line's stdio server transport (``adapters/mcp1_stdio.py`` over the shared
-``_stdio_server``): real server processes of that line (the low-level ``Server``, 1.x's FastMCP,
-and fastmcp 3.x where installed) fed raw lines on a pipe, stock and adapted.
+"""The mcp 1.x line's stdio transports (``adapters/mcp1_stdio.py`` and ``mcp1_stdio_client.py``
+over the shared ``_stdio_server`` / ``_stdio_client``): real server processes of that line
+(the low-level ``Server``, 1.x's FastMCP, and fastmcp 3.x where installed) fed raw lines on a
+pipe, stock and adapted, and the SDK's own client adapted by ``install()``.
 
 These need ``mcp<2``: ``scripts/sdk-pairs`` runs them in its venvs of mcp 1.30.0, 1.26.0 and
 fastmcp 3.4.11 (on mcp 1.30.0); with mcp 2.x installed they are skipped."""
@@ -23,9 +24,11 @@ if not importlib.metadata.version("mcp").startswith("1."):
 import mcp
 import mcp.client.stdio
 import mcp.server.stdio
+from mcp import ClientSession, StdioServerParameters
+from mcp.shared.message import SessionMessage
 
 from mcp_native import adapters
-from mcp_native.adapters import mcp1_stdio
+from mcp_native.adapters import mcp1_stdio, mcp1_stdio_client
 
 # mcp 1.x's modules (mypy checks the tests against mcp 2.x, which has neither).
 types1: Any = importlib.import_module("mcp.types")
@@ -153,12 +156,74 @@ def test_install_patches_the_transports_and_uninstall_restores_exactly() -> None
         (mcp.server.stdio, "stdio_server"),
         (mcp, "stdio_server"),
         (fastmcp1_server, "stdio_server"),
+        (mcp.client.stdio, "stdio_client"),
+        (mcp, "stdio_client"),
     }
     stock = {(m, a): getattr(m, a) for m, a in bound}
     rep = adapters.install()
-    assert "stdio-server-1x" in rep.patched
+    assert {"stdio-server-1x", "stdio-client-1x"} <= set(rep.patched)
     for m, a in bound:
-        assert getattr(m, a) is mcp1_stdio.stdio_server
+        assert getattr(m, a) is (mcp1_stdio.stdio_server if a == "stdio_server" else mcp1_stdio_client.stdio_client)
     assert mcp1_stdio.stock_stdio_server is stock[(mcp.server.stdio, "stdio_server")]
     adapters.uninstall()
     assert {(m, a): getattr(m, a) for m, a in bound} == stock
+
+
+async def test_the_adapted_client_talks_to_a_stock_and_an_adapted_server() -> None:
+    adapters.install()
+    results = []
+    for ours in ([], ["-m", "mcp_native", "run", "--quiet"]):
+        params = StdioServerParameters(command=sys.executable, args=[*ours, str(APPS["fastmcp1"])], cwd=str(ROOT))
+        async with mcp.stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            weather = await session.call_tool("get_weather", {"city": "Oslo"})
+            records = await session.call_tool("list_records", {"count": 200})
+            results.append((weather.model_dump(), records.model_dump()))
+    assert results[0] == results[1]
+    assert results[0][1]["structuredContent"]["total"] == 200
+
+
+async def test_the_adapted_client_hands_a_malformed_server_line_to_the_session(tmp_path: Path) -> None:
+    """A server that writes a line that is not JSON-RPC, then answers: the session gets the
+    error as an item and the answer after it."""
+    server = tmp_path / "server.py"
+    server.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    request = json.loads(line)\n"
+        "    if 'id' in request:\n"
+        "        sys.stdout.write('{oops\\n')\n"
+        "        result = {'jsonrpc': '2.0', 'id': request['id'], 'result': {}}\n"
+        "        sys.stdout.write(json.dumps(result) + '\\n')\n"
+        "        sys.stdout.flush()\n"
+    )
+    adapters.install()
+    params = StdioServerParameters(command=sys.executable, args=[str(server)])
+    got: list[Any] = []
+    async with mcp.client.stdio.stdio_client(params) as (read, write):
+        request = types1.JSONRPCRequest(jsonrpc="2.0", id=1, method="ping")
+        await write.send(SessionMessage(types1.JSONRPCMessage(request)))
+        got.append(await read.receive())
+        got.append(await read.receive())
+    assert isinstance(got[0], ValueError) and "Parse error" in str(got[0])
+    assert got[1].message.root == types1.JSONRPCResponse(jsonrpc="2.0", id=1, result={})
+
+
+def test_a_fastmcp_client_closes_the_adapted_transport_cleanly(tmp_path: Path) -> None:
+    """fastmcp's ``Client`` closes its stdio transport by cancelling the task that holds it: the
+    transport's shutdown then runs in a cancelled scope, where a task it starts only then (to
+    drain the server's output) would be cancelled unstarted ("coroutine ... was never awaited")."""
+    pytest.importorskip("fastmcp")
+    program = tmp_path / "client.py"
+    program.write_text(
+        "import asyncio\nimport mcp_native.adapters\n\nmcp_native.adapters.install()\n"
+        "from fastmcp import Client\nfrom fastmcp.client.transports import PythonStdioTransport\n\n\n"
+        "async def main():\n"
+        f"    client = Client(transport=PythonStdioTransport(script_path={str(APPS['fastmcp1'])!r}))\n"
+        "    async with client:\n"
+        "        print((await client.call_tool('get_weather', {'city': 'Oslo'})).structured_content['city'])\n"
+        "\n\nasyncio.run(asyncio.wait_for(main(), 30))  # main() in a task of its own\n"
+    )
+    proc = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.stdout == "Oslo\n", proc.stderr
+    assert "never awaited" not in proc.stderr, proc.stderr

@@ -1,6 +1,6 @@
-"""The native stdio client transport of mcp 2.x (``adapters.mcp_stdio_client`` spawns the server
-with the SDK's own helpers and winds it down with its shutdown sequence; on mcp 1.x the client
-transport stays stock: fastmcp 3.4.11's subprocess crash-recovery tests failed with it). :func:`connect`
+"""The native stdio client transport, shared by both SDK lines (``adapters.mcp_stdio_client``
+for mcp 2.x, ``adapters.mcp1_stdio_client`` for mcp 1.x, each of which spawns the server with
+its SDK's own helpers and winds it down with its SDK's shutdown sequence). :func:`connect`
 yields the same pair of streams of ``SessionMessage`` as the stock transports. What differs:
 
 - each line the server writes is framed and parsed by :class:`mcp_native.jsonrpc.Decoder`
