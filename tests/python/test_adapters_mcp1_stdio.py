@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 if not importlib.metadata.version("mcp").startswith("1."):
@@ -33,6 +34,7 @@ from mcp_native.adapters import mcp1_stdio, mcp1_stdio_client
 # mcp 1.x's modules (mypy checks the tests against mcp 2.x, which has neither).
 types1: Any = importlib.import_module("mcp.types")
 fastmcp1_server: Any = importlib.import_module("mcp.server.fastmcp.server")
+client_stdio: Any = importlib.import_module("mcp.client.stdio")
 
 ROOT = Path(__file__).resolve().parents[2]
 APPS = {"lowlevel": ROOT / "examples" / "lowlevel1_app.py", "fastmcp1": ROOT / "examples" / "fastmcp1_app.py"}
@@ -207,6 +209,102 @@ async def test_the_adapted_client_hands_a_malformed_server_line_to_the_session(t
         got.append(await read.receive())
     assert isinstance(got[0], ValueError) and "Parse error" in str(got[0])
     assert got[1].message.root == types1.JSONRPCResponse(jsonrpc="2.0", id=1, result={})
+
+
+# A server that answers one request, then ends mid-session: it exits, or it is killed.
+ENDS = {"exit": "sys.exit(0)", "crash": "os.kill(os.getpid(), signal.SIGKILL)"}
+
+
+def answers_once(tmp_path: Path, end: str) -> Path:
+    server = tmp_path / "server.py"
+    server.write_text(
+        "import json, os, signal, sys\n"
+        "request = json.loads(sys.stdin.readline())\n"
+        "print(json.dumps({'jsonrpc': '2.0', 'id': request['id'], 'result': {}}), flush=True)\n"
+        f"{ENDS[end]}\n"
+    )
+    return server
+
+
+@pytest.mark.parametrize("end", sorted(ENDS))
+async def test_the_client_streams_report_a_server_that_ended_as_stock_does(tmp_path: Path, end: str) -> None:
+    """Stock and adapted: after the answer, the read stream ends, and its ``statistics()`` then
+    report no open send side, as the stock memory stream's do once its reader task is done; the
+    write stream's send side, once the session closes it. fastmcp 3.x's keep-alive stdio
+    transport reads exactly that to tell a dead server from a live one."""
+    params = StdioServerParameters(command=sys.executable, args=[str(answers_once(tmp_path, end))])
+    request = SessionMessage(types1.JSONRPCMessage(types1.JSONRPCRequest(jsonrpc="2.0", id=1, method="ping")))
+    seen = []
+    for adapted in (False, True):
+        if adapted:
+            adapters.install()
+        async with client_stdio.stdio_client(params) as (read, write):
+            await write.send(request)
+            answer = await read.receive()
+            live = (read.statistics().open_send_streams, write.statistics().open_send_streams)
+            with pytest.raises(anyio.EndOfStream):
+                await read.receive()
+            ended = read.statistics().open_send_streams
+            await write.aclose()
+            seen.append((answer.message.root.id, live, ended, write.statistics().open_send_streams))
+    assert seen == [(1, (1, 1), 0, 0)] * 2
+
+
+def test_a_fastmcp_client_starts_a_new_server_after_one_crashed(tmp_path: Path) -> None:
+    """fastmcp 3.x's ``StdioTransport`` keeps its server between ``async with client`` blocks;
+    once that server has crashed, a later block must start a new one (at most one attempt may
+    still meet the old session, as stock: the end may not be read yet), not reuse the dead
+    session for ever (as it did when the adapted streams had no ``statistics()``)."""
+    pytest.importorskip("fastmcp")
+    server = tmp_path / "server.py"
+    # Answers the handshake and tools/list; answers a tools/call with its pid, then is killed
+    # once the client has listed the tools after it (mcp 1.x's session lists them to validate).
+    server.write_text(
+        "import json, os, signal, sys\n"
+        "called = False\n"
+        "tool = {'name': 'pid', 'inputSchema': {'type': 'object'}}\n"
+        "for line in sys.stdin:\n"
+        "    request = json.loads(line)\n"
+        "    method = request.get('method')\n"
+        "    if 'id' not in request:\n"
+        "        continue\n"
+        "    if method == 'initialize':\n"
+        "        result = {'protocolVersion': request['params']['protocolVersion'], 'capabilities': {'tools': {}},\n"
+        "                  'serverInfo': {'name': 's', 'version': '0'}}\n"
+        "    elif method == 'tools/list':\n"
+        "        result = {'tools': [tool]}\n"
+        "    else:\n"
+        "        result = {'content': [{'type': 'text', 'text': str(os.getpid())}]}\n"
+        "    print(json.dumps({'jsonrpc': '2.0', 'id': request['id'], 'result': result}), flush=True)\n"
+        "    if method == 'tools/list' and called:\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "    called = called or method == 'tools/call'\n"
+    )
+    program = tmp_path / "client.py"
+    program.write_text(
+        "import asyncio, json, sys\nimport mcp_native.adapters\n\n"
+        "if sys.argv[1] == 'adapted':\n    mcp_native.adapters.install()\n"
+        "from fastmcp import Client\nfrom fastmcp.client.transports import PythonStdioTransport\n\n\n"
+        "async def pid(client):\n"
+        "    async with client:\n"
+        "        return (await client.call_tool('pid')).content[0].text\n\n\n"
+        "async def main():\n"
+        f"    client = Client(transport=PythonStdioTransport(script_path={str(server)!r}))\n"
+        "    pids = [await pid(client)]\n"
+        "    for _ in range(2):\n"
+        "        try:\n"
+        "            pids.append(await pid(client))\n"
+        "            break\n"
+        "        except Exception as e:\n"
+        "            print(type(e).__name__, e)\n"
+        "    print(json.dumps(pids))\n"
+        "\n\nasyncio.run(asyncio.wait_for(main(), 30))  # main() in a task of its own\n"
+    )
+    for mode in ("stock", "adapted"):
+        run = [sys.executable, str(program), mode]
+        proc = subprocess.run(run, capture_output=True, text=True, timeout=60, check=False)
+        pids = json.loads(proc.stdout.splitlines()[-1]) if proc.stdout else []
+        assert len(pids) == 2 and pids[0] != pids[1], (mode, proc.stdout + proc.stderr)
 
 
 def test_a_fastmcp_client_closes_the_adapted_transport_cleanly(tmp_path: Path) -> None:
