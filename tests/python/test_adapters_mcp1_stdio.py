@@ -254,7 +254,8 @@ def test_a_fastmcp_client_starts_a_new_server_after_one_crashed(tmp_path: Path) 
     """fastmcp 3.x's ``StdioTransport`` keeps its server between ``async with client`` blocks;
     once that server has crashed, a later block must start a new one (at most one attempt may
     still meet the old session, as stock: the end may not be read yet), not reuse the dead
-    session for ever (as it did when the adapted streams had no ``statistics()``)."""
+    session for ever (as it did when the adapted streams had no ``statistics()``). fastmcp
+    2.x's transport reuses it stock too: there the adapted client must do the same."""
     pytest.importorskip("fastmcp")
     server = tmp_path / "server.py"
     # Answers the handshake and tools/list; answers a tools/call with its pid, then is killed
@@ -300,11 +301,14 @@ def test_a_fastmcp_client_starts_a_new_server_after_one_crashed(tmp_path: Path) 
         "    print(json.dumps(pids))\n"
         "\n\nasyncio.run(asyncio.wait_for(main(), 30))  # main() in a task of its own\n"
     )
+    servers, outputs = {}, []
     for mode in ("stock", "adapted"):
         run = [sys.executable, str(program), mode]
         proc = subprocess.run(run, capture_output=True, text=True, timeout=60, check=False)
-        pids = json.loads(proc.stdout.splitlines()[-1]) if proc.stdout else []
-        assert len(pids) == 2 and pids[0] != pids[1], (mode, proc.stdout + proc.stderr)
+        outputs.append(proc.stdout + proc.stderr)
+        servers[mode] = len(set(json.loads(proc.stdout.splitlines()[-1]))) if proc.stdout else 0
+    new_server = not importlib.metadata.version("fastmcp").startswith("2.")
+    assert servers == {"stock": 1 + new_server, "adapted": 1 + new_server}, outputs
 
 
 def test_a_fastmcp_client_closes_the_adapted_transport_cleanly(tmp_path: Path) -> None:
