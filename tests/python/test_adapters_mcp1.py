@@ -232,7 +232,7 @@ def test_install_patches_and_uninstall_restores_exactly() -> None:
     stock = (server.call_tool, session._validate_tool_result)
     rep = adapters.install()
     # (and the groups of the modules this process has imported: FastMCP's, fastmcp's)
-    assert {"lowlevel-validation-1x", "client-validation-1x", "stdio-server-1x"} <= set(rep.patched)
+    assert {"lowlevel-validation-1x", "client-validation-1x", "stdio-server-1x", "stdio-client-1x"} <= set(rep.patched)
     assert server.call_tool is mcp1_lowlevel.call_tool
     assert session._validate_tool_result is mcp1_client.validate_tool_result
     adapters.uninstall()

@@ -19,7 +19,7 @@ Each patched attribute is checked to hold the function it should before it is re
   ``adapters._stdio_server``, entered by ``adapters.stdio`` on mcp 2.x and ``adapters.mcp1_stdio``
   on 1.x); with ``client`` too, the stdio client transport frames and parses the server's lines
   natively without relay tasks (``adapters._stdio_client``, entered by
-  ``adapters.mcp_stdio_client``; mcp 1.x's client transport stays stock); both Streamable
+  ``adapters.mcp_stdio_client`` and ``adapters.mcp1_stdio_client``); both Streamable
   HTTP server paths write responses natively and answer a malformed envelope with ``-32600``;
 - ``client``: ``ClientSession.validate_tool_result`` validates ``structuredContent`` with the
   tool's output schema compiled once natively;
@@ -432,6 +432,25 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp": ("mcp", "mcp.server.fastmcp.server", "mcp.server.__main__"),
             "fastmcp": ("fastmcp.server.mixins.transport", "fastmcp.server.low_level", "fastmcp.server.server"),
         },
+        line=1,
+    ),
+    GroupSpec(
+        "stdio-client-1x",
+        "mcp",
+        "stdio client",
+        ("transport", "client"),
+        "stdio client transport: native framing, no relay tasks",
+        (Target("mcp.client.stdio", "stdio_client", "mcp1_stdio_client", "stdio_client", "stock_stdio_client"),),
+        (
+            "mcp.client.stdio:_get_executable_command",
+            "mcp.client.stdio:_create_platform_compatible_process",
+            "mcp.client.stdio:get_default_environment",
+            "mcp.client.stdio:_terminate_process_tree",
+            "mcp.client.stdio:PROCESS_TERMINATION_TIMEOUT",
+            "mcp.client.stdio:StdioServerParameters",
+            *_WIRE_1X,
+        ),
+        bindings={"mcp": ("mcp",), "fastmcp": ("fastmcp.client.transports.stdio", "fastmcp.client.transports")},
         line=1,
     ),
     GroupSpec(

@@ -1,6 +1,6 @@
-"""The native stdio client transport of mcp 2.x (``adapters.mcp_stdio_client`` spawns the server
-with the SDK's own helpers and winds it down with its shutdown sequence; on mcp 1.x the client
-transport stays stock: fastmcp 3.4.11's subprocess crash-recovery tests failed with it). :func:`connect`
+"""The native stdio client transport, shared by both SDK lines (``adapters.mcp_stdio_client``
+for mcp 2.x, ``adapters.mcp1_stdio_client`` for mcp 1.x, each of which spawns the server with
+its SDK's own helpers and winds it down with its SDK's shutdown sequence). :func:`connect`
 yields the same pair of streams of ``SessionMessage`` as the stock transports. What differs:
 
 - each line the server writes is framed and parsed by :class:`mcp_native.jsonrpc.Decoder`
@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import logging
+import math
 import sys
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -32,6 +33,7 @@ from typing import Any
 import anyio
 import anyio.abc
 import anyio.lowlevel
+from anyio.streams.memory import MemoryObjectStreamStatistics
 from mcp.shared.message import SessionMessage
 
 from .. import jsonrpc
@@ -169,6 +171,17 @@ class _ReadStream(ReceiveStream):
             self._scope = None
             if self._idle is not None:
                 self._idle.set()
+
+    def statistics(self) -> MemoryObjectStreamStatistics:
+        """What the stock memory stream reports: no open send side once the server's output has
+        ended and each message decoded from it is delivered (the stock reader task closes its end
+        then), or once closed. fastmcp 3.x's stdio transport reads that as a dead server and
+        starts a new one; without it a keep-alive client reuses the dead session."""
+        over = self._closed or (self._ended and not self._pending)
+        waiting = int(self._scope is not None)
+        return MemoryObjectStreamStatistics(
+            len(self._pending), math.inf, int(not over), int(not self._closed), 0, waiting
+        )
 
     def end(self) -> None:
         """Ends the stream (a write failed): what is decoded is delivered, then ``EndOfStream``."""

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.lowlevel
+from anyio.streams.memory import MemoryObjectStreamStatistics
 from mcp.shared.message import SessionMessage
 
 from .. import jsonrpc
@@ -285,6 +286,12 @@ class WriteStream:
         if not self._closed:
             self._closed = True
             self._writer.close()
+
+    def statistics(self) -> MemoryObjectStreamStatistics:
+        """What the stock memory stream reports, as far as it applies: no open send side once
+        closed (the session closes it when the connection ends; fastmcp 3.x reads that as a
+        dead server), no receiving end once a write failed."""
+        return MemoryObjectStreamStatistics(0, 0, int(not self._closed), int(not self._writer.broken), 0, 0)
 
     async def aclose(self) -> None:
         self.close()
