@@ -47,7 +47,10 @@ APPS = {
 }
 if importlib.util.find_spec("fastmcp") is not None:
     APPS["fastmcp"] = ROOT / "examples" / "fastmcp_app.py"
-CALLS = {"weather": ("get_weather", {"city": "Paris"}), "200 records": ("list_records", {"count": 200})}
+CALLS: dict[str, tuple[str, dict[str, Any]]] = {
+    "weather": ("get_weather", {"city": "Paris"}),
+    "200 records": ("list_records", {"count": 200}),
+}
 MODES = ("stock", "adapted")
 
 
@@ -59,7 +62,9 @@ def set_client(mode: str) -> None:
 
 
 async def measure(rounds: int, calls: int) -> list[dict[str, Any]]:
-    times = {app: {p: {m: [] for m in MODES} for p in CALLS} for app in APPS}
+    times: dict[str, dict[str, dict[str, list[float]]]] = {
+        app: {p: {m: [] for m in MODES} for p in CALLS} for app in APPS
+    }
     cpu = {app: {p: dict.fromkeys(MODES, 0.0) for p in CALLS} for app in APPS}
     answers: dict[tuple[str, str, str], Any] = {}
     async with AsyncExitStack() as stack:
@@ -83,7 +88,7 @@ async def measure(rounds: int, calls: int) -> list[dict[str, Any]]:
         try:
             for r in range(rounds):
                 for n, app in enumerate(APPS):
-                    for payload, (tool, args) in CALLS.items():
+                    for payload, (tool, arguments) in CALLS.items():
                         for mode in MODES if r % 2 == 0 else MODES[::-1]:
                             set_client(mode)
                             session = sessions[app, mode]
@@ -91,7 +96,7 @@ async def measure(rounds: int, calls: int) -> list[dict[str, Any]]:
                             c0 = await server_cpu(session, pids[app, mode], cpu_file)
                             for _ in range(calls):
                                 t0 = time.perf_counter()
-                                result = await session.call_tool(tool, args)
+                                result = await session.call_tool(tool, arguments)
                                 times[app][payload][mode].append(time.perf_counter() - t0)
                                 assert not result.isError, result
                                 answers.setdefault((app, payload, mode), (result.content, result.structuredContent))
