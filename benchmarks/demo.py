@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -38,6 +39,7 @@ from typing import Any
 import anyio
 
 import bench_adapters as bench
+import bench_fastmcp_floor as fastmcp_floor
 import bench_http as http
 import bench_mcp1
 import bench_shapes as shapes
@@ -172,6 +174,9 @@ def main() -> int:
     print("\ndemo: each return shape, stock vs mcp-native (bench_shapes)", flush=True)
     shape_rows = shapes.main(args.quick)
 
+    print("\ndemo: fastmcp's own per-call mechanisms, each replaced by a stand-in (bench_fastmcp_floor)", flush=True)
+    floor = fastmcp_floor.main(args.quick)
+
     http_rows: list[dict[str, Any]] = []
     if not args.quick:  # needs wrk (scripts/demo installs it) and 1.5 minutes: the full run only
         print("\ndemo: over Streamable HTTP under uvicorn, stock vs mcp-native (bench_http --quick)", flush=True)
@@ -204,6 +209,7 @@ def main() -> int:
         "latency": rows,
         "adapted_server_cpu_shares": shares,
         "shapes": shape_rows,
+        "fastmcp_floor_ms": {variant: statistics.median(t) * 1e3 for variant, t in floor.items()},
         "http": http_rows,
         "mcp1": mcp1,
         "correctness": checks,
@@ -225,6 +231,12 @@ def main() -> int:
                    "The same data returned in each common shape (`benchmarks/bench_shapes.py`: a TypedDict, a "
                    "pydantic model, a dataclass, a list of models, a float), median round trip with its p10-p90 "
                    f"range:\n\n{shapes.table(shape_rows)}\n\n"
+                   "The rest of a fastmcp call is mostly fastmcp's own per-call work, which stock does too "
+                   "(`benchmarks/bench_fastmcp_floor.py`: the weather model, on mcp-native, with one of three "
+                   "mechanisms replaced by a stand-in that changes fastmcp's behaviour, so the adapters leave them "
+                   "alone: the provider lookup's task group, the OpenTelemetry spans a call opens with no tracer "
+                   "configured, the session's visibility rules read from the state store):"
+                   f"\n\n{fastmcp_floor.table(floor)}\n\n"
                    "Over Streamable HTTP (`benchmarks/bench_http.py --quick`: one uvicorn worker, stateless, JSON "
                    f"responses; wrk with {http.WRK_CONNECTIONS} connections, then the SDK's client in "
                    f"{http.CLIENT_PROCESSES} processes of {http.CLIENTS_PER_PROCESS}; every answer checked). The whole "
