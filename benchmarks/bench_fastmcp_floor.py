@@ -1,19 +1,16 @@
-"""What the rest of a fastmcp ``tools/call`` is: the adapted weather call with each of three of
+"""What the rest of a fastmcp ``tools/call`` is: the adapted weather call with each of two of
 fastmcp's own per-call mechanisms replaced by a stand-in, against stock and plain mcp-native.
 
 The stand-ins change what fastmcp does, which is why the adapters leave these mechanisms alone;
 they exist here only to measure them:
 
-- ``fan-out``: the provider lookup (``AggregateProvider._get_tool``) awaits its one provider in
-  the calling task, instead of through ``fastmcp.utilities.async_utils.gather``'s task group (a
-  task per provider: its own context copy, cancellation and scheduling);
 - ``telemetry``: no OpenTelemetry span at the middleware seam or around the tool
   (``seam_span``, ``server_span``; with no tracer provider set they still build the attributes,
   start a non-recording span and attach it to the context, which carries the client's trace
   context to the tool);
 - ``visibility``: no lookup of the session's visibility rules in the server's state store
   (``get_visibility_rules``, on every call);
-- ``all three``.
+- ``both``.
 
 Every server is ``shapes_server.py``'s fastmcp app (the weather-size pydantic model); the client
 is the SDK's, adapted for every server but stock's. Rounds alternate between the servers.
@@ -32,7 +29,7 @@ from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from typing import Any
 
-VARIANTS = ("stock", "mcp-native", "fan-out", "telemetry", "visibility", "all three")
+VARIANTS = ("stock", "mcp-native", "telemetry", "visibility", "both")
 TOOL = "weather_model"
 
 
@@ -47,21 +44,9 @@ def _replace(module: str, name: str, value: Any) -> None:
 def stand_ins(variant: str) -> None:
     """Replaces the mechanisms ``variant`` names (in this server process only)."""
     import fastmcp.server.low_level
-    import fastmcp.server.providers.aggregate
     import fastmcp.server.server
     import fastmcp.server.transforms.visibility
     from opentelemetry.trace import INVALID_SPAN
-
-    fan_out = fastmcp.server.providers.aggregate.gather
-
-    async def gather_inline(awaitables: Any, *, return_exceptions: bool = False) -> list[Any]:
-        pending = list(awaitables)
-        if len(pending) != 1 or not return_exceptions:
-            return await fan_out(pending, return_exceptions=return_exceptions)
-        try:
-            return [await pending[0]]
-        except Exception as e:
-            return [e]
 
     @contextlib.contextmanager
     def no_span(*_: Any, **__: Any) -> Iterator[Any]:
@@ -70,12 +55,10 @@ def stand_ins(variant: str) -> None:
     async def no_rules(_context: Any) -> list[Any]:
         return []
 
-    if variant in ("fan-out", "all three"):
-        _replace("fastmcp.server.providers.aggregate", "gather", gather_inline)
-    if variant in ("telemetry", "all three"):
+    if variant in ("telemetry", "both"):
         _replace("fastmcp.server.low_level", "seam_span", no_span)
         _replace("fastmcp.server.server", "server_span", no_span)
-    if variant in ("visibility", "all three"):
+    if variant in ("visibility", "both"):
         _replace("fastmcp.server.transforms.visibility", "get_visibility_rules", no_rules)
 
 

@@ -30,6 +30,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.types import TextContent
 
 from mcp_native import adapters
+from mcp_native.adapters._patch import Patch, PatchOnImport
 
 # azure-functions, where installed, is imported like the SDKs above: its group is then applied by
 # install() rather than waiting for the import (ALL_GROUPS patched, none waiting).
@@ -183,10 +184,11 @@ def test_a_group_whose_source_changed_stays_stock_alone(
 
 def test_an_untested_fastmcp_leaves_mcp_patched(monkeypatch: pytest.MonkeyPatch, sdk_versions: dict[str, str]) -> None:
     _tested_with(monkeypatch, sdk_versions, "fastmcp", "fastmcp.tools.base:_serialize_to_jsonable", "4.9.0")
-    line = f"mcp {sdk_versions['mcp']}: 11 of 11 groups; fastmcp 4.9.0: 0 of 1 groups"
+    line = f"mcp {sdk_versions['mcp']}: 11 of 11 groups; fastmcp 4.9.0: 1 of 2 groups"
     with pytest.warns(RuntimeWarning, match=re.escape(line)):
         report = adapters.install()
-    assert report.stock == ["fastmcp-results"] and report.patched == [g for g in ALL_GROUPS if g != "fastmcp-results"]
+    assert report.stock == ["fastmcp-results"]
+    assert sorted(report.patched + report.waiting) == sorted(g for g in ALL_GROUPS if g != "fastmcp-results")
     import fastmcp.server.mixins.transport
 
     # fastmcp's binding of mcp's transport is mcp's to patch: proven by identity.
@@ -464,6 +466,7 @@ def test_parts_not_imported_yet_are_patched_when_imported() -> None:
     probe = f"""
 import sys
 from mcp_native import adapters
+from mcp_native.adapters._patch import Patch, PatchOnImport
 report = adapters.install()
 assert "mcp" not in sys.modules and "fastmcp" not in sys.modules, sorted(m for m in sys.modules if "mcp" in m)
 assert report.patched == [] and len(report.waiting) == {len(ALL_GROUPS)}
@@ -476,6 +479,10 @@ from fastmcp.server.mixins import transport
 from fastmcp.client.transports import stdio as client_transport
 assert transport.stdio_server is stdio.stdio_server
 assert client_transport.stdio_client is mcp_stdio_client.stdio_client
+import fastmcp.tools.base, fastmcp.server.providers.aggregate
+from mcp_native.adapters import fastmcp_server
+assert fastmcp.tools.base.Tool.convert_result is fastmcp_server.convert_result
+assert fastmcp.server.providers.aggregate.AggregateProvider._get_tool is fastmcp_server.get_tool
 adapters.uninstall()
 assert transport.stdio_server is mcp.server.stdio.stdio_server is stdio.stock_stdio_server
 assert client_transport.stdio_client is mcp.client.stdio.stdio_client is mcp_stdio_client.stock_stdio_client
@@ -483,6 +490,22 @@ print(len(report.patched))
 """
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.split() == ["0"]  # restored: none applied any more
+
+
+def test_a_replacement_that_fails_to_load_leaves_its_patch_stock_and_says_why() -> None:
+    # Raised into the import it hooks, the error would fail the program's import of the SDK, or
+    # vanish where the SDK guards an optional import, the group then reported as patched.
+    errors: list[str] = []
+    patch = Patch("colorsys", "rgb_to_hsv", "mcp_native_no_such_module:x", "a test")
+    hook = PatchOnImport([patch], lambda p, e: errors.append(str(e)))
+    sys.modules.pop("colorsys", None)
+    sys.meta_path.insert(0, hook)
+    try:
+        import colorsys
+    finally:
+        sys.meta_path.remove(hook)
+    assert colorsys.rgb_to_hsv.__module__ == "colorsys" and not patch.applied
+    assert errors == ["mcp_native_no_such_module:x: ModuleNotFoundError: No module named 'mcp_native_no_such_module'"]
 
 
 # -- Streamable HTTP, a real server on the loopback ------------------------------------------

@@ -27,7 +27,8 @@ Each patched attribute is checked to hold the function it should before it is re
   model, dataclass, list, tuple, str, number or bool: see ``adapters.mcp_server`` and
   ``adapters.fastmcp_server``), and the server runner sends such a result without validating
   and dumping it again; fastmcp tools validate their ``structuredContent`` against their output
-  schema before it is sent (fastmcp does not); on mcp 1.x, FastMCP's and fastmcp 3.x's results
+  schema before it is sent (fastmcp does not), and fastmcp 4.x finds a server's own tool
+  without a task group (``adapters.fastmcp_server.get_tool``); on mcp 1.x, FastMCP's and fastmcp 3.x's results
   the same way, sent by the session without its dump (``adapters.mcp1_server``,
   ``adapters.fastmcp3_server``), and the low-level ``call_tool`` handler checks arguments and
   results by schemas compiled once (``adapters.mcp1_lowlevel``);
@@ -412,6 +413,34 @@ GROUPS: tuple[GroupSpec, ...] = (
             "fastmcp.server.mixins.mcp_operations:_normalize_call_tool_result",
         ),
         settings=("mode",),
+    ),
+    GroupSpec(
+        "fastmcp-lookup",
+        "fastmcp",
+        "server results",
+        ("server",),
+        "fastmcp tool lookup: a server's own tools found in the calling task, without a task group",
+        (
+            Target(
+                "fastmcp.server.providers.aggregate",
+                "AggregateProvider._get_tool",
+                "fastmcp_server",
+                "get_tool",
+                "stock_get_tool",
+            ),
+        ),
+        (
+            "fastmcp.server.providers.aggregate:AggregateProvider.__init__",
+            "fastmcp.server.providers.aggregate:AggregateProvider._get_highest_version_result",
+            "fastmcp.utilities.async_utils:gather",
+            "fastmcp.server.providers.base:Provider.__init__",
+            "fastmcp.server.providers.base:Provider.transforms",
+            "fastmcp.server.providers.base:Provider.get_tool",
+            "fastmcp.server.providers.base:hashed_lookup_target",
+            "fastmcp.server.providers.local_provider.local_provider:LocalProvider._get_tool",
+            "fastmcp.utilities.versions:VersionSpec.matches",
+            "fastmcp.utilities.versions:version_sort_key",
+        ),
     ),
     # mcp 1.x, and fastmcp 2.x/3.x running on it (adapters/mcp1_*.py).
     GroupSpec(

@@ -146,6 +146,11 @@ class PatchOnImport(importlib.abc.MetaPathFinder):
                 p.apply()
             except UnexpectedTarget as e:
                 self.on_error(p, e)
+            except Exception as e:
+                # The replacement failed to load. Raised here, it would fail the program's import
+                # of the SDK, or be lost where the SDK guards an optional import: the group stays
+                # stock, and says why.
+                self.on_error(p, UnexpectedTarget(f"{p.replacement}: {type(e).__name__}: {e}"))
 
     def forget(self, patches: Sequence[Patch]) -> None:
         """Drops waiting patches (of a group that was left stock)."""
