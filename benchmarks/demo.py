@@ -232,7 +232,7 @@ def main() -> int:
                    "pydantic model, a dataclass, a list of models, a float), median round trip with its p10-p90 "
                    f"range:\n\n{shapes.table(shape_rows)}\n\n"
                    "The rest of a fastmcp call is mostly fastmcp's own per-call work, which stock does too "
-                   "(`benchmarks/bench_fastmcp_floor.py`: the weather model, on mcp-native, with one of two "
+                   "(`benchmarks/bench_fastmcp_floor.py`: the weather model, on mcp-native, with one or both of two "
                    "mechanisms replaced by a stand-in that changes fastmcp's behaviour, so the adapters leave them "
                    "alone: the OpenTelemetry spans a call opens with no tracer configured, the session's visibility "
                    "rules read from the state store):"
