@@ -388,11 +388,82 @@ PyObject* mcp_tool_result(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
 }
 
+// The state pydantic keeps on a model instance, what its __copy__ copies: interned "__dict__",
+// "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__".
+PyObject* g_model_state[4];
+
+// One copy of a model whose state is `dict`, `fields_set` and `extra`, with `field` set to
+// `value`, built as pydantic's __copy__ builds one: cls.__new__(cls), then object.__setattr__.
+PyObject* model_copy(PyTypeObject* cls, PyObject* dict, PyObject* fields_set, PyObject* extra, PyObject* field,
+                     PyObject* value, PyObject* no_args) {
+  PyObject* copy = cls->tp_new(cls, no_args, nullptr);
+  if (copy == nullptr) return nullptr;
+  PyObject* values[4] = {PyDict_Copy(dict), PySet_New(fields_set),
+                         extra == Py_None ? Py_NewRef(Py_None) : PyDict_Copy(extra), Py_NewRef(Py_None)};
+  bool ok = values[0] && values[1] && values[2] && PyDict_SetItem(values[0], field, value) == 0;
+  for (int i = 0; ok && i < 4; ++i) ok = PyObject_GenericSetAttr(copy, g_model_state[i], values[i]) == 0;
+  for (PyObject* v : values) Py_XDECREF(v);
+  if (ok) return copy;
+  Py_DECREF(copy);
+  return nullptr;
+}
+
+// model_copies(template, field, values): [template.model_copy(update={field: v}) for v in values].
+PyObject* model_copies(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 3) {
+    PyErr_Format(PyExc_TypeError, "model_copies() takes 3 arguments (%zd given)", nargs);
+    return nullptr;
+  }
+  PyObject *tmpl = args[0], *field = args[1], *values = args[2];
+  if (!PyList_CheckExact(values)) {
+    PyErr_Format(PyExc_TypeError, "model_copies(): values must be a list, not %.200s", Py_TYPE(values)->tp_name);
+    return nullptr;
+  }
+  PyObject* state[4] = {};
+  for (int i = 0; i < 4; ++i) {
+    state[i] = PyObject_GenericGetAttr(tmpl, g_model_state[i]);
+    if (state[i] == nullptr) {
+      PyErr_Clear();
+      break;
+    }
+  }
+  // A template in the state its fields' validation leaves: field declared and set, no extra
+  // beyond a dict, no private attributes (a copy would share their values).
+  const bool model = state[3] == Py_None && PyDict_CheckExact(state[0]) && PySet_CheckExact(state[1]) &&
+                     (state[2] == Py_None || PyDict_CheckExact(state[2])) && PyUnicode_Check(field) &&
+                     PyDict_Contains(state[0], field) == 1 && PySet_Contains(state[1], field) == 1;
+  PyObject* out = nullptr;
+  if (!model) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError,
+                 "model_copies(): %.200s is not a pydantic model with a set field %R and no private attributes",
+                 Py_TYPE(tmpl)->tp_name, field);
+  } else if (PyObject* items = PyList_AsTuple(values)) {  // a class's __new__ could change the list
+    PyObject* no_args = PyTuple_New(0);
+    const Py_ssize_t n = PyTuple_GET_SIZE(items);
+    out = no_args ? PyList_New(n) : nullptr;
+    for (Py_ssize_t i = 0; out != nullptr && i < n; ++i) {
+      PyObject* copy =
+          model_copy(Py_TYPE(tmpl), state[0], state[1], state[2], field, PyTuple_GET_ITEM(items, i), no_args);
+      if (copy == nullptr) Py_CLEAR(out);
+      else PyList_SET_ITEM(out, i, copy);
+    }
+    Py_XDECREF(no_args);
+    Py_DECREF(items);
+  }
+  for (PyObject* o : state) Py_XDECREF(o);
+  return out;
+}
+
 PyMethodDef result_functions[] = {
     {"mcp_tool_result", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(mcp_tool_result)), METH_FASTCALL,
      "mcp_tool_result($module, type, content, structured, mirror, /)\n--\n\n"
      "Azure Functions' McpToolResult text for a content block or result (content) and its\n"
      "structured content (or None), as json.dumps lays it out (for mcp_native.tools)."},
+    {"model_copies", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(model_copies)), METH_FASTCALL,
+     "model_copies($module, template, field, values, /)\n--\n\n"
+     "[template.model_copy(update={field: v}) for v in values] for a pydantic model instance\n"
+     "(the adapters' text blocks)."},
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -422,8 +493,12 @@ void bind_results(pybind11::module_& m) {
   g_type_key = PyUnicode_InternFromString("type");
   g_is_valid = PyUnicode_InternFromString("is_valid");
   g_encode_invalid = PyUnicode_InternFromString("_encode_invalid");
+  const char* const model_state[4] = {"__dict__", "__pydantic_fields_set__", "__pydantic_extra__",
+                                      "__pydantic_private__"};
+  bool interned = true;
+  for (int i = 0; i < 4; ++i) interned = interned && (g_model_state[i] = PyUnicode_InternFromString(model_state[i]));
   PyObject* writer = PyType_FromSpec(&writer_spec);
-  const bool ok = g_type_key && g_is_valid && g_encode_invalid && writer &&
+  const bool ok = g_type_key && g_is_valid && g_encode_invalid && interned && writer &&
                   PyModule_AddObjectRef(m.ptr(), "ResponseWriter", writer) == 0 &&
                   PyModule_AddFunctions(m.ptr(), result_functions) == 0;
   Py_XDECREF(writer);

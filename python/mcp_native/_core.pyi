@@ -91,6 +91,13 @@ def mcp_tool_result(type: str, content: Any, structured: Any, mirror: bool, /) -
     whose bytes are written once and escaped for both places. ``structured`` None writes null.
     Raises as ``dumps`` does for values JSON cannot hold."""
 
+def model_copies(template: Any, field: str, values: list[Any], /) -> list[Any]:
+    """``[template.model_copy(update={field: v}) for v in values]``, built natively as pydantic's
+    ``__copy__`` builds each copy (``cls.__new__``, then copies of ``__dict__``, the fields set
+    and the extra dict, set with ``object.__setattr__``); nothing is validated. The adapters'
+    text blocks. Raises ``TypeError`` unless ``template`` is a pydantic model instance with
+    ``field`` declared and set and no private attributes, and ``values`` is a list."""
+
 # --- JSON-RPC framing (mcp_native.jsonrpc) ---
 def _jsonrpc_set_types(
     request: type, notification: type, response: type, error_response: type, invalid: type

@@ -5,6 +5,7 @@ for every protocol version, stock and adapted."""
 from __future__ import annotations
 
 import contextvars
+import copy
 import dataclasses
 import json
 import math
@@ -36,6 +37,7 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from mcp_native import adapters
+from mcp_native._core import model_copies
 from mcp_native.adapters import _mirror, fastmcp_server, mcp_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("adapters_restored")]
@@ -296,6 +298,69 @@ async def test_the_coerced_mirror_shows_structured_content() -> None:
     assert isinstance(block, TextContent)
     assert json.loads(block.text) == {"x": 1.0, "label": 'é\n"'}
     assert '"x": 1.0' in block.text  # stock's mirror says 1 and shows "extra"
+
+
+class Loose(BaseModel, extra="allow"):  # the mcp 1.x content models allow extra members
+    text: str
+    n: int = 0
+
+
+TEMPLATES = {
+    "TextContent": TextContent(type="text", text=""),
+    "with _meta": TextContent(type="text", text="", _meta={"k": [1]}),
+    "extra allowed": Loose(text="", z=[1]),
+}
+
+
+@pytest.mark.parametrize("name", list(TEMPLATES))
+def test_model_copies_are_the_copies_pydantic_makes(name: str) -> None:
+    template = TEMPLATES[name]
+    before = copy.deepcopy(template.__getstate__())  # getstate hands out the template's own state
+    values = ["", "a", "é\n" * 40, "\x00", "a"]
+    copies = model_copies(template, "text", values)
+    assert len(copies) == len(values)
+    for made, value in zip(copies, values, strict=True):
+        expected = template.model_copy(update={"text": value})
+        assert type(made) is type(template)
+        assert made.__getstate__() == expected.__getstate__()  # __dict__, fields set, extra, private
+        assert made.text is value
+    # Each copy's state is its own, as model_copy's is.
+    second = copy.deepcopy(copies[1].__getstate__())
+    copies[0].__dict__["text"] = "changed"
+    copies[0].model_fields_set.add("annotations")
+    if copies[0].__pydantic_extra__ is not None:
+        copies[0].__pydantic_extra__["z"] = "changed"
+    assert copies[1].__getstate__() == second
+    assert template.__getstate__() == before
+
+
+def test_text_blocks_are_what_the_constructor_builds() -> None:
+    texts = ["", '{"a": 1}', "é" * 100]
+    for block, text in zip(_mirror.text_blocks(texts), texts, strict=True):
+        assert block.__getstate__() == TextContent(type="text", text=text).__getstate__()
+        assert block.model_dump(by_alias=True) == {"type": "text", "text": text, "annotations": None, "_meta": None}
+
+
+class Private(BaseModel):
+    text: str
+    _cache: dict[str, Any] = {}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((Private(text=""), "text", ["a"]), "not a pydantic model with a set field 'text' and no private"),
+        ((Loose(text=""), "n", ["a"]), "not a pydantic model with a set field 'n'"),  # a default: not set
+        ((Loose(text="", z=1), "z", ["a"]), "set field 'z'"),  # an extra member is not a field
+        ((TextContent(type="text", text=""), 1, ["a"]), "set field 1"),
+        ((object(), "text", ["a"]), "object is not a pydantic model"),
+        ((TextContent(type="text", text=""), "text", ("a",)), "values must be a list, not tuple"),
+        ((TextContent(type="text", text=""), "text"), r"takes 3 arguments \(2 given\)"),
+    ],
+)
+def test_model_copies_refuses_what_it_cannot_copy(args: tuple[Any, ...], message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        model_copies(*args)
 
 
 @pytest.mark.parametrize("version", VERSIONS)

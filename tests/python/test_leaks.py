@@ -15,7 +15,10 @@ import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import BaseModel
+
 from mcp_native import SchemaError, Tool, ValidationError, Validator, dumps, jsonrpc, loads, sse
+from mcp_native._core import model_copies
 from mcp_native.tools import mcp_tool_result
 
 SCHEMA = {
@@ -42,6 +45,10 @@ RESPONSE = TOOL.encode_response(1, GOOD)
 
 class Opaque:
     pass
+
+
+class Block(BaseModel, extra="allow"):
+    text: str
 
 
 def raising_default(obj: Any) -> Any:
@@ -105,6 +112,10 @@ ENTRY_POINTS: dict[str, Callable[[], Any]] = {
         mcp_tool_result(GOOD),
         mcp_tool_result(content=[{"type": "text", "text": GOOD_TEXT.decode()}], is_error=True),
         expect(TypeError, mcp_tool_result, {"a": Opaque()}),
+    ),
+    "model_copies": lambda: (
+        model_copies(Block(text=""), "text", [GOOD_TEXT.decode()] * 3),
+        expect(TypeError, model_copies, Block(text=""), "missing", [GOOD_TEXT.decode()]),
     ),
 }
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 import mcp_native
 from mcp_native import _core, jsonrpc, sse
@@ -61,6 +62,10 @@ def _stub_entries() -> dict[str, Callable[..., Any]]:
     return out
 
 
+class Block(BaseModel):
+    text: str
+
+
 def _validator() -> _core.SchemaValidator:
     return mcp_native.Validator({"type": "integer"})
 
@@ -90,6 +95,7 @@ CALLS: dict[str, Callable[[], Any]] = {
     "SchemaValidator._errors_json": lambda: _validator()._errors_json(b'"x"'),
     "ResponseWriter.encode_response": lambda: _writer().encode_response(1, 3),
     "mcp_tool_result": lambda: _core.mcp_tool_result("text", None, {"a": 1}, True),
+    "model_copies": lambda: _core.model_copies(Block(text=""), "text", ["a"]),
     # Registers the classes jsonrpc and sse registered already.
     "_jsonrpc_set_types": lambda: _core._jsonrpc_set_types(
         jsonrpc.Request, jsonrpc.Notification, jsonrpc.Response, jsonrpc.ErrorResponse, jsonrpc.Invalid

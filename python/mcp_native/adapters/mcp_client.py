@@ -18,7 +18,7 @@ from pydantic import TypeAdapter
 from ..errors import SchemaError
 from ..schema import Validator
 from . import _validation
-from ._mirror import TEXT_BLOCKS
+from ._mirror import text_blocks
 
 # The stock method's logger, for its own warning.
 _session_logger = logging.getLogger("client")
@@ -115,8 +115,8 @@ class _CallToolResults(TypeAdapter[Any]):  # type: ignore[misc]  # a TypeAdapter
     """Stands in for ``mcp.client.session._CallToolResultAdapter``, the ``TypeAdapter`` of
     ``CallToolResult | InputRequiredResult`` that parses each tools/call result. In a result of
     the common shape above (the 2025 versions; text blocks only), each block tried against the
-    five-member content union took 3.3 µs, 660 µs of a 200-block result, against 0.85 µs built
-    as the ``TextContent`` it is; ``CallToolResult`` is the union's choice for such a result
+    five-member content union took 3.3 µs, 660 µs of a 200-block result, against 0.35 µs built
+    as the ``TextContent`` it is (its text is a str, the schema says); ``CallToolResult`` is the union's choice for such a result
     (the arm with the most fields set). Anything else is the stock adapter's; the other methods
     are those of an adapter of the same union."""
 
@@ -127,7 +127,7 @@ class _CallToolResults(TypeAdapter[Any]):  # type: ignore[misc]  # a TypeAdapter
             and "resultType" not in raw
             and _SIMPLE_CALL_TOOL_RESULT.is_valid(raw)
         ):
-            blocks = TEXT_BLOCKS.validate_python(raw["content"], by_name=False)
+            blocks = text_blocks([block["text"] for block in raw["content"]])
             return CallToolResult.model_validate({**raw, "content": blocks}, by_name=False)
         return stock_call_tool_results.validate_python(raw, **kwargs)
 
