@@ -571,8 +571,8 @@ async def test_fastmcp_finds_the_tools_stock_finds(case: str, monkeypatch: pytes
     assert found == stock
     assert stock_fanned_out >= len(found)  # stock: a task group for every lookup (and listing)
     assert fanned_out == stock_fanned_out - (len(found) if LOOKUP_CASES[case] else 0)
-    if case == "mounted":
-        assert fanned_out == len(found)
+    if case == "mounted":  # the outer lookup, over two providers, still fans out
+        assert fanned_out >= len(found)
     assert seen == stock_seen == ""
     if case == "plain":
         assert found[:2] == [("shape", None), ("weather", None)] and found[2:5] == [None] * 3

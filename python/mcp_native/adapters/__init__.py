@@ -438,6 +438,7 @@ GROUPS: tuple[GroupSpec, ...] = (
             "fastmcp.server.providers.base:Provider.get_tool",
             "fastmcp.server.providers.base:hashed_lookup_target",
             "fastmcp.server.providers.local_provider.local_provider:LocalProvider._get_tool",
+            "fastmcp.server.server:_SchemaCacheLocalProvider",
             "fastmcp.utilities.versions:VersionSpec.matches",
             "fastmcp.utilities.versions:version_sort_key",
         ),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any, get_args
@@ -117,6 +118,22 @@ def _run_now(coro: Any) -> tuple[bool, Any]:
     return False, None
 
 
+@functools.cache
+def _lookup_names() -> tuple[Callable[[Any], Any], tuple[type, ...]]:
+    """fastmcp's ``hashed_lookup_target`` and the provider classes whose lookup is
+    ``LocalProvider``'s own: ``LocalProvider``, and fastmcp 4.2's ``_SchemaCacheLocalProvider``,
+    the one every ``FastMCP`` server registers its tools in, which overrides registration only
+    (it mirrors each tool's input schema into a cache). Imported on first use: this module is
+    loaded while fastmcp's package is still being imported (the patch of fastmcp.tools.base
+    applies then), before its providers and its server are."""
+    from fastmcp.server import server
+    from fastmcp.server.providers.base import hashed_lookup_target
+    from fastmcp.server.providers.local_provider import LocalProvider
+
+    schema_cache = getattr(server, "_SchemaCacheLocalProvider", None)
+    return hashed_lookup_target, (LocalProvider,) if schema_cache is None else (LocalProvider, schema_cache)
+
+
 async def get_tool(self: Any, name: str, version: Any = None) -> Any:
     """``AggregateProvider._get_tool`` (the tool lookup of every ``tools/call``). Stock awaits
     each provider's lookup in a task of its own (``gather``'s task group), about 0.1 ms a call.
@@ -126,16 +143,12 @@ async def get_tool(self: Any, name: str, version: Any = None) -> Any:
     or the error, goes through stock's ``_get_highest_version_result`` as before. Any other
     server, or a lookup that would wait after all (it is closed, having only read), takes the
     stock path."""
-    # Imported here: this module is loaded while fastmcp's package is still being imported (the
-    # patch of fastmcp.tools.base applies then), before its providers are.
-    from fastmcp.server.providers.base import hashed_lookup_target
-    from fastmcp.server.providers.local_provider import LocalProvider
-
     assert stock_get_tool is not None
     providers = self.providers
     if len(providers) == 1:
         provider = providers[0]
-        if type(provider) is LocalProvider and not provider.transforms and hashed_lookup_target(provider) is None:
+        hashed_lookup_target, own = _lookup_names()
+        if type(provider) in own and not provider.transforms and hashed_lookup_target(provider) is None:
             done, result = _run_now(provider.get_tool(name, version))
             if done:
                 return self._get_highest_version_result([result], f"get_tool({name!r})")
