@@ -445,8 +445,10 @@ PyObject* model_copies(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     for (Py_ssize_t i = 0; out != nullptr && i < n; ++i) {
       PyObject* copy =
           model_copy(Py_TYPE(tmpl), state[0], state[1], state[2], field, PyTuple_GET_ITEM(items, i), no_args);
-      if (copy == nullptr) Py_CLEAR(out);
-      else PyList_SET_ITEM(out, i, copy);
+      if (copy == nullptr)
+        Py_CLEAR(out);
+      else
+        PyList_SET_ITEM(out, i, copy);
     }
     Py_XDECREF(no_args);
     Py_DECREF(items);

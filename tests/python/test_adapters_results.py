@@ -305,10 +305,10 @@ class Loose(BaseModel, extra="allow"):  # the mcp 1.x content models allow extra
     n: int = 0
 
 
-TEMPLATES = {
+TEMPLATES: dict[str, TextContent | Loose] = {
     "TextContent": TextContent(type="text", text=""),
     "with _meta": TextContent(type="text", text="", _meta={"k": [1]}),
-    "extra allowed": Loose(text="", z=[1]),
+    "extra allowed": Loose.model_validate({"text": "", "z": [1]}),
 }
 
 
@@ -351,7 +351,7 @@ class Private(BaseModel):
     [
         ((Private(text=""), "text", ["a"]), "not a pydantic model with a set field 'text' and no private"),
         ((Loose(text=""), "n", ["a"]), "not a pydantic model with a set field 'n'"),  # a default: not set
-        ((Loose(text="", z=1), "z", ["a"]), "set field 'z'"),  # an extra member is not a field
+        ((Loose.model_validate({"text": "", "z": 1}), "z", ["a"]), "set field 'z'"),  # an extra member is not a field
         ((TextContent(type="text", text=""), 1, ["a"]), "set field 1"),
         ((object(), "text", ["a"]), "object is not a pydantic model"),
         ((TextContent(type="text", text=""), "text", ("a",)), "values must be a list, not tuple"),
