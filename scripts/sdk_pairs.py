@@ -5,7 +5,7 @@ Per pair, a virtual environment under ``build/sdk-pairs/<pair>/venv`` holds that
 distributions from the package registry (``mcp``, ``mcp-types``, ``fastmcp`` and what they
 need), the test dependencies at the versions ``.venv`` has, and a copy of mcp_native (the
 package and the extension built by ``scripts/setup``, as scripts/sdk_tests.py copies it). The
-pair the main ``.venv`` has (mcp 2.3.0 + fastmcp 4.1.2) runs in ``.venv`` itself. In each:
+pair the main ``.venv`` has (mcp 2.3.0 + fastmcp 4.2.3) runs in ``.venv`` itself. In each:
 
 1. ``python -m mcp_native doctor``: every group must be proven by a tested release (exit 0,
    no group stock);
@@ -45,12 +45,13 @@ from _venvs import ROOT, add_mcp_native, counts, locked, parse_report, quiet, ru
 
 WORK = ROOT / "build" / "sdk-pairs"
 MAIN_VENV = ROOT / ".venv"
-# (mcp, fastmcp): the newest patch of each fastmcp line with the newest mcp it runs with, the
-# pair .venv has, and mcp 2.0-2.2 with the fastmcp releases that accept them.
+# (mcp, fastmcp): the newest patch of each fastmcp line with the newest mcp it runs with (the
+# first is the pair .venv has), 4.1.2 (the release the adapters were first written against),
+# and mcp 2.0-2.2 with the fastmcp releases that accept them.
 PAIRS = [
-    ("2.3.0", "4.1.2"),
     ("2.3.0", "4.2.3"),
     ("2.3.0", "4.1.7"),
+    ("2.3.0", "4.1.2"),
     ("2.2.0", "4.1.2"),
     ("2.1.1", "4.0.11"),
     ("2.0.1", "4.0.11"),
@@ -60,7 +61,7 @@ PAIRS = [
     ("1.30.0", "2.14.7"),
 ]
 # The pair the main .venv has (pyproject.toml's test extra): tested in .venv itself.
-MAIN_PAIR = ("2.3.0", "4.1.2")
+MAIN_PAIR = ("2.3.0", "4.2.3")
 TESTS = [
     "tests/python/test_adapters.py",
     "tests/python/test_adapters_lowlevel.py",

@@ -26,7 +26,7 @@ release in ``tests/sdk_expected_differences.txt`` (tests that assert a behaviour
 change on purpose, each with its reason). Exit status 1 otherwise, when install() refuses, or when
 a run has no test outcome (pytest did not start or collected nothing).
 
-    scripts/sdk-tests                          # mcp 2.3.0 and fastmcp 4.1.2, full suites
+    scripts/sdk-tests                          # mcp 2.3.0 and fastmcp 4.2.3, full suites
     scripts/sdk-tests --subset                 # their fast subset
     scripts/sdk-tests --matrix --subset        # the newest patch of every minor line (.ci/run)
     scripts/sdk-tests --release fastmcp==4.1.2 --release mcp==2.2.0
@@ -64,8 +64,8 @@ EXPECTED = ROOT / "tests" / "sdk_expected_differences.txt"
 # source proves its groups (fingerprints.json: 1.26.0 and 1.30.0).
 MATRIX = ["mcp==1.26.0", "mcp==1.30.0", "mcp==2.0.1", "mcp==2.1.1", "mcp==2.2.0", "mcp==2.3.0", "fastmcp==2.14.7",
           "fastmcp==3.4.11", "fastmcp==4.0.11", "fastmcp==4.1.7", "fastmcp==4.2.3"]
-# The releases the adapters and the expected differences were first written against.
-DEFAULT = ["mcp==2.3.0", "fastmcp==4.1.2"]
+# The newest releases, those the main .venv has (pyproject.toml's test extra).
+DEFAULT = ["mcp==2.3.0", "fastmcp==4.2.3"]
 NEWEST_MCP = "2.3.0"
 # fastmcp 4.1 and later need mcp>=2.2 (4.1.7: >=2.3); 4.0 accepts mcp 2.0, which no other
 # release tests with fastmcp; 3.4 and 2.14 want mcp>=1.24,<2.
