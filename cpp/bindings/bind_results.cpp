@@ -429,9 +429,10 @@ PyObject* model_copies(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   // A template in the state its fields' validation leaves: field declared and set, no extra
   // beyond a dict, no private attributes (a copy would share their values).
-  const bool model = state[3] == Py_None && PyDict_CheckExact(state[0]) && PySet_CheckExact(state[1]) &&
-                     (state[2] == Py_None || PyDict_CheckExact(state[2])) && PyUnicode_Check(field) &&
-                     PyDict_Contains(state[0], field) == 1 && PySet_Contains(state[1], field) == 1;
+  const bool model = Py_TYPE(tmpl)->tp_new != nullptr && state[3] == Py_None && PyDict_CheckExact(state[0]) &&
+                     PySet_CheckExact(state[1]) && (state[2] == Py_None || PyDict_CheckExact(state[2])) &&
+                     PyUnicode_Check(field) && PyDict_Contains(state[0], field) == 1 &&
+                     PySet_Contains(state[1], field) == 1;
   PyObject* out = nullptr;
   if (!model) {
     PyErr_Clear();

@@ -2,7 +2,7 @@
 
 # --- JSON codec ---------------------------------------------------------------------------------
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 from typing import Any as _Any
 
 from typing_extensions import disjoint_base
@@ -91,7 +91,9 @@ def mcp_tool_result(type: str, content: Any, structured: Any, mirror: bool, /) -
     whose bytes are written once and escaped for both places. ``structured`` None writes null.
     Raises as ``dumps`` does for values JSON cannot hold."""
 
-def model_copies(template: Any, field: str, values: list[Any], /) -> list[Any]:
+_Model = TypeVar("_Model")
+
+def model_copies(template: _Model, field: str, values: list[Any], /) -> list[_Model]:
     """``[template.model_copy(update={field: v}) for v in values]``, built natively as pydantic's
     ``__copy__`` builds each copy (``cls.__new__``, then copies of ``__dict__``, the fields set
     and the extra dict, set with ``object.__setattr__``); nothing is validated. The adapters'

@@ -11,7 +11,7 @@ import json
 import math
 from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -33,7 +33,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.runner import ServerRunner
 from mcp.types import CallToolResult, TextContent
 from mcp_types.methods import SERVER_RESULTS
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
 from mcp_native import adapters
@@ -335,6 +335,7 @@ def test_model_copies_are_the_copies_pydantic_makes(name: str) -> None:
 
 
 def test_text_blocks_are_what_the_constructor_builds() -> None:
+    assert _mirror._COPIES  # copied natively on this SDK
     texts = ["", '{"a": 1}', "é" * 100]
     for block, text in zip(_mirror.text_blocks(texts), texts, strict=True):
         assert block.__getstate__() == TextContent(type="text", text=text).__getstate__()
@@ -344,6 +345,53 @@ def test_text_blocks_are_what_the_constructor_builds() -> None:
 class Private(BaseModel):
     text: str
     _cache: dict[str, Any] = {}
+
+
+class StrippedText(TextContent):
+    model_config = ConfigDict(str_strip_whitespace=True)
+
+
+class CachedText(TextContent):
+    _cache: str = ""
+
+
+@pytest.mark.parametrize("kind", [StrippedText, CachedText])
+def test_text_blocks_take_the_constructor_when_a_copy_would_differ(
+    kind: type[TextContent], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A TextContent whose validation changes a text, or one with private attributes (what a
+    later SDK might ship): the copies would not be what it builds, so its constructor builds them."""
+    monkeypatch.setattr(_mirror, "TextContent", kind)
+    monkeypatch.setattr(_mirror, "_TEXT_BLOCK", kind(type="text", text=""))
+    assert not _mirror.copies_are_built()
+    monkeypatch.setattr(_mirror, "_COPIES", False)
+    blocks = _mirror.text_blocks([" x ", "y"])
+    assert [b.__getstate__() for b in blocks] == [kind(type="text", text=t).__getstate__() for t in (" x ", "y")]
+
+
+class Flaky(BaseModel):
+    """Its __new__ runs Python code: it empties the list being copied, then fails the third time."""
+
+    text: str
+    made: ClassVar[int] = 0
+    values: ClassVar[list[str]] = []
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Flaky:
+        Flaky.made += 1
+        Flaky.values.clear()
+        if Flaky.made == 4:
+            raise RuntimeError("no more")
+        return super().__new__(cls)
+
+
+def test_model_copies_survives_and_reports_what_a_class_does() -> None:
+    template = Flaky(text="")
+    Flaky.made, Flaky.values = 0, ["a", "b"]
+    copies = model_copies(template, "text", Flaky.values)
+    assert [c.text for c in copies] == ["a", "b"] and Flaky.values == []  # the values as they were
+    Flaky.values = ["a", "b", "c"]
+    with pytest.raises(RuntimeError, match="no more"):  # the fourth instance, the second copy
+        model_copies(template, "text", Flaky.values)
 
 
 @pytest.mark.parametrize(

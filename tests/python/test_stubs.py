@@ -121,7 +121,7 @@ CALLS: dict[str, Callable[[], Any]] = {
 
 def conforms(value: Any, hint: Any) -> bool:
     """Whether value is of the annotated type (the forms the stub uses)."""
-    if hint is Any or hint is object:
+    if hint is Any or hint is object or isinstance(hint, typing.TypeVar):  # a TypeVar: an argument's type
         return True
     if hint is None or hint is type(None):
         return value is None

@@ -35,9 +35,26 @@ _TEXT_BLOCK = TextContent(type="text", text="")
 _CONTENT_CLASSES: tuple[type, ...] = get_args(ContentBlock) or (ContentBlock,)
 
 
+def copies_are_built() -> bool:
+    """Whether a copy of ``_TEXT_BLOCK`` given a text is what ``TextContent`` builds from it.
+    ``model_copies`` validates nothing: a ``TextContent`` whose validation changed a text, or
+    that gained a private attribute, is built by its constructor instead."""
+    sample = " é\n"
+    try:
+        (copy,) = model_copies(_TEXT_BLOCK, "text", [sample])
+    except TypeError:
+        return False
+    return copy.__getstate__() == TextContent(type="text", text=sample).__getstate__()
+
+
+_COPIES = copies_are_built()
+
+
 def text_blocks(texts: list[str]) -> list[TextContent]:
     """A ``TextContent`` of each str in ``texts``, as its constructor builds it."""
-    return model_copies(_TEXT_BLOCK, "text", texts)
+    if _COPIES:
+        return model_copies(_TEXT_BLOCK, "text", texts)
+    return [TextContent(type="text", text=text) for text in texts]
 
 
 def mirrors(texts: list[str], structured: dict[str, Any]) -> list[TextContent]:
