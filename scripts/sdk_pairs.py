@@ -68,15 +68,17 @@ TESTS = [
     "tests/python/test_adapters_results.py",
     "tests/python/test_adapters_stdio_client.py",
     "tests/python/test_adapters_support.py",
+    "tests/python/test_adapters_otel.py",
 ]
 # The tests of the mcp 1.x line's adapters (the others need mcp 2.x; this one needs 1.x).
 TESTS_1X = [
     "tests/python/test_adapters_mcp1.py",
     "tests/python/test_adapters_mcp1_stdio.py",
     "tests/python/test_adapters_mcp1_http.py",
+    "tests/python/test_adapters_otel.py",
 ]
 # What the tests and the demo import beyond the SDKs, at the versions .venv has.
-TEST_DEPS = ["pytest", "hypothesis", "jsonschema", "matplotlib"]
+TEST_DEPS = ["pytest", "hypothesis", "jsonschema", "matplotlib", "opentelemetry-instrumentation-mcp", "opentelemetry-sdk"]
 
 
 def step(msg: str) -> float:

@@ -497,7 +497,7 @@ def test_a_replacement_that_fails_to_load_leaves_its_patch_stock_and_says_why() 
     # vanish where the SDK guards an optional import, the group then reported as patched.
     errors: list[str] = []
     patch = Patch("colorsys", "rgb_to_hsv", "mcp_native_no_such_module:x", "a test")
-    hook = PatchOnImport([patch], lambda p, e: errors.append(str(e)))
+    hook = PatchOnImport([patch], lambda p, e: errors.append(str(e)), lambda p: errors.append("applied"))
     sys.modules.pop("colorsys", None)
     sys.meta_path.insert(0, hook)
     try:

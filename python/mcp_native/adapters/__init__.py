@@ -82,6 +82,9 @@ _OUTPUT_VALIDATION = ("error", "warn", "off")
 _MIRRORS = ("framework", "compact")
 # The distributions whose code the groups patch, and the import name of each.
 _DISTS = {"mcp": "mcp", "fastmcp": "fastmcp", "azure-functions": "azure.functions"}
+# The top-level packages of their code, whose modules' bindings of a patched function are patched
+# with it (mcp 2.x keeps its types in mcp_types).
+_SDK_PACKAGES = ("mcp", "mcp_types", "fastmcp", "azure")
 # The newest major line of each distribution, the one the groups without a ``line`` serve.
 _NEWEST_LINE = {"mcp": 2, "fastmcp": 4, "azure-functions": 2}
 
@@ -117,9 +120,6 @@ class GroupSpec:
     what: str
     targets: tuple[Target, ...]
     relies_on: tuple[str, ...]  # "module:qualname", beside the targets
-    # Modules that bind the first target's function by name (``from mcp.server.stdio import
-    # stdio_server``), per distribution: patched with it where they hold it.
-    bindings: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     settings: tuple[str, ...] = ()  # install() options the adapter module reads
     # The major release line of ``dist`` it is written for (None: the newest, _NEWEST_LINE); a
     # group is only considered for a release of its line, and proven by that line's releases.
@@ -186,10 +186,6 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp_types.jsonrpc:CONNECTION_CLOSED",
             *_WIRE,
         ),
-        bindings={
-            "mcp": ("mcp", "mcp.server.mcpserver.server"),
-            "fastmcp": ("fastmcp.server.mixins.transport", "fastmcp.server.low_level"),
-        },
     ),
     GroupSpec(
         "server-runner",
@@ -232,7 +228,6 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp.client.stdio:StdioServerParameters",
             *_WIRE,
         ),
-        bindings={"mcp": ("mcp", "mcp.client.client"), "fastmcp": ("fastmcp.client.transports.stdio",)},
     ),
     GroupSpec(
         "http-responses",
@@ -458,10 +453,6 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp.shared.session:BaseSession._normalize_request_id",
             *_WIRE_1X,
         ),
-        bindings={
-            "mcp": ("mcp", "mcp.server.fastmcp.server", "mcp.server.__main__"),
-            "fastmcp": ("fastmcp.server.mixins.transport", "fastmcp.server.low_level", "fastmcp.server.server"),
-        },
         line=1,
     ),
     GroupSpec(
@@ -480,7 +471,6 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp.client.stdio:StdioServerParameters",
             *_WIRE_1X,
         ),
-        bindings={"mcp": ("mcp",), "fastmcp": ("fastmcp.client.transports.stdio", "fastmcp.client.transports")},
         line=1,
     ),
     GroupSpec(
@@ -793,7 +783,7 @@ def _keep(target: Target, settings: Mapping[str, Any], names: tuple[str, ...]) -
     return keep
 
 
-def _patches(spec: GroupSpec, versions: Mapping[str, str], settings: Mapping[str, Any]) -> list[Patch]:
+def _patches(spec: GroupSpec, settings: Mapping[str, Any]) -> list[Patch]:
     patches = []
     for target in spec.targets:
         native = f"{__name__}.{target.adapter}:{target.function}"
@@ -808,13 +798,6 @@ def _patches(spec: GroupSpec, versions: Mapping[str, str], settings: Mapping[str
                 on_apply=_keep(target, settings, spec.settings),
             )
         )
-    first = patches[0]
-    for dist, modules in spec.bindings.items():
-        if dist in versions:
-            patches += [
-                Patch(m, first.attribute, first.replacement, f"{m}.{first.attribute}", expects=first, optional=True)
-                for m in modules
-            ]
     return patches
 
 
@@ -851,7 +834,7 @@ def install(
     owner: dict[int, Group] = {}
     for group in rep.groups:
         if group.state == "waiting":
-            group.patches = _patches(group.spec, rep.versions, settings)
+            group.patches = _patches(group.spec, settings)
             owner.update((id(p), group) for p in group.patches)
     _report = rep
 
@@ -870,6 +853,22 @@ def install(
             raise UnsupportedVersion(f"{group.spec.name}: {error}") from None
         warnings.warn(f"mcp_native.adapters: {group.spec.name} left stock: {error}", RuntimeWarning, stacklevel=3)
 
+    def applied(patch: Patch) -> None:
+        # The SDK's modules that bound the function by name before it was patched get the
+        # replacement too (mcp's package re-exports its transports, mcp.types mirrors
+        # mcp_types, fastmcp imports them by name), so that the report's "patched" is true of
+        # every place the SDK calls it from.
+        group = owner[id(patch)]
+        bindings, notes = patch.bindings(_SDK_PACKAGES)
+        group.notes += notes
+        for b in bindings:
+            owner[id(b)] = group
+            group.patches.append(b)
+            try:
+                b.apply()
+            except UnexpectedTarget as e:
+                failed(b, e)
+
     waiting = []
     for group in rep.groups:
         for p in list(group.patches):
@@ -880,10 +879,12 @@ def install(
                 p.apply()
             except UnexpectedTarget as e:
                 failed(p, e)
+            else:
+                applied(p)
             if group.state == "stock":
                 break
     if waiting:
-        _hook = PatchOnImport([p for p in waiting if owner[id(p)].state != "stock"], failed)
+        _hook = PatchOnImport([p for p in waiting if owner[id(p)].state != "stock"], failed, applied)
         sys.meta_path.insert(0, _hook)
     if unproven:
         warnings.warn(f"mcp_native.adapters.install(): {rep.summary()}", RuntimeWarning, stacklevel=2)

@@ -234,7 +234,9 @@ class ReceiveStream:
     subclass defines: ``aclose``, iteration that ends at ``EndOfStream``, and ``async with``
     that closes it."""
 
-    __slots__ = ()
+    # A __dict__ for the attributes a proxy sets through to the stream it wraps (OpenTelemetry's
+    # stream wrappers do, as anyio's memory streams allow); the slots keep the hot path's.
+    __slots__ = ("__dict__",)
 
     async def receive(self) -> Any:
         raise NotImplementedError
@@ -268,7 +270,7 @@ class WriteStream:
     sender stops, nothing written), then ``send`` returns once its line is handed over;
     ``ClosedResourceError`` after ``aclose``, ``BrokenResourceError`` once a write failed."""
 
-    __slots__ = ("_closed", "_writer")
+    __slots__ = ("__dict__", "_closed", "_writer")  # __dict__: as ReceiveStream's
 
     def __init__(self, writer: LineWriter) -> None:
         self._writer = writer

@@ -20,7 +20,7 @@ from typing import Any
 
 import anyio
 import anyio.lowlevel
-import mcp.server.runner
+import mcp.server.runner as _runner
 from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.shared._context_streams import ContextReceiveStream
 from mcp.shared.message import SessionMessage
@@ -34,8 +34,10 @@ stock_replay: Any = None  # the original, kept by install()
 
 
 def _limit() -> int:
-    # Read when called: a test may change the stock module's limit.
-    return int(mcp.server.runner._PRE_REQUEST_REPLAY_LIMIT)
+    # Read when called: a test may change the stock module's limit. Through the module bound at
+    # import, not the package's attribute: a failed import elsewhere (OpenTelemetry's MCP
+    # instrumentation on mcp 2.x) can leave a re-imported ``mcp`` without its ``server``.
+    return int(_runner._PRE_REQUEST_REPLAY_LIMIT)
 
 
 class _Replayed(ReceiveStream):
