@@ -2,7 +2,9 @@
 app indexes, called as the Python worker calls it (the trigger's context text in, awaited, the
 return value encoded by the trigger's converter) for a weather report and for the 200 records of
 benchmarks/payloads.py, each tool annotated with a TypedDict (so the adapted call also validates
-the result against the schema derived from it). Needs azure-functions beside mcp-native:
+the result against the schema derived from it), and for the same records as an ``@mcp_content``
+dataclass of 200 dataclass records (stock converts it with ``dataclasses.asdict``, adapted
+directly; both validated likewise). Needs azure-functions beside mcp-native:
 
     build/azure/venv311/bin/python benchmarks/bench_azure_functions.py   # scripts/azure-functions bench
 """
@@ -10,6 +12,7 @@ the result against the schema derived from it). Needs azure-functions beside mcp
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib.metadata
 import json
 import platform
@@ -60,7 +63,39 @@ class Records(TypedDict):
     page: int
 
 
+@dataclasses.dataclass
+class LocationObject:
+    lat: float
+    lon: float
+
+
+@dataclasses.dataclass
+class RecordObject:
+    id: int
+    name: str
+    active: bool
+    temperature: float
+    humidity: int
+    tags: list[str]
+    location: LocationObject
+    updated: str
+    note: str | None = None
+
+
+@func.mcp_content
+@dataclasses.dataclass
+class RecordSet:
+    records: list[RecordObject]
+    total: int
+    page: int
+
+
 RECORDS: Any = call_tool_result(200)["result"]["structuredContent"]
+RECORD_SET = RecordSet(
+    [RecordObject(**{**r, "location": LocationObject(**r["location"])}) for r in RECORDS["records"]],
+    RECORDS["total"],
+    RECORDS["page"],
+)
 WEATHER: Any = {
     "city": "Paris",
     "temperature": 22.5,
@@ -80,6 +115,10 @@ def app() -> Any:
     @fa.mcp_tool(use_result_schema=True)
     def list_records() -> Records:
         return RECORDS  # type: ignore[no-any-return]
+
+    @fa.mcp_tool(use_result_schema=True)
+    def list_record_objects() -> RecordSet:
+        return RECORD_SET
 
     return {f.get_function_name(): f.get_user_function() for f in fa.get_functions()}
 
@@ -113,7 +152,11 @@ def main() -> None:
     )
     print("| payload | stock ms/call | mcp-native ms/call | speed-up | McpToolResult bytes |")
     print("|---|---:|---:|---:|---:|")
-    for label, name, calls in (("weather", "get_weather", 3000), ("200 records", "list_records", 200)):
+    for label, name, calls in (
+        ("weather", "get_weather", 3000),
+        ("200 records", "list_records", 200),
+        ("200 records, @mcp_content dataclasses", "list_record_objects", 100),
+    ):
         times: dict[str, list[float]] = {"stock": [], "adapted": []}
         for _ in range(7):  # alternating, so that both see the same load
             times["stock"].append(per_call(stock[name], calls))

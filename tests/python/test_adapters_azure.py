@@ -16,27 +16,47 @@ scripts/azure-functions runs this module on 1.26 / Python 3.11 and 2.3 / 3.13.)"
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
+import datetime
+import decimal
+import enum
 import importlib.metadata
 import json
+import keyword
 import os
 import subprocess
 import sys
 import sysconfig
-from collections.abc import Iterator
+import unittest.mock
+import uuid
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Annotated, Any, ClassVar, List, Optional, TypedDict, Union  # noqa: UP035
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from mcp_native import Validator, adapters
+from mcp_native import Validator, _core, adapters
 
 func = pytest.importorskip("azure.functions", reason="azure-functions is not installed (pip install azure-functions)")
 pytest.importorskip("mcp.types", reason="the mcp SDK is not installed")
 
 from azure.functions.mcp import _MCPToolTriggerConverter  # noqa: E402
-from mcp.types import CallToolResult, ImageContent, TextContent  # noqa: E402
+from mcp.types import (  # noqa: E402
+    AudioContent,
+    CallToolResult,
+    ContentBlock,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
 from pydantic import BaseModel  # noqa: E402
+
+from mcp_native.adapters import azure_functions  # noqa: E402
 
 PNG = "iVBORw0KGgo="
 
@@ -408,6 +428,107 @@ def test_a_list_of_blocks_and_block_dicts_is_a_call_tool_result(
     assert call_as_worker(stock["dict_first"]) == ""
 
 
+# Content-block annotations: what a tool declaring content returns, and what stock sends for it.
+RADAR_TEXT = TextContent(type="text", text="radar over Paris")
+RADAR_IMAGE = ImageContent(type="image", data=PNG, mime_type="image/png")
+RADAR_AUDIO = AudioContent(type="audio", data="UklGRg==", mime_type="audio/wav")
+RADAR_LINK = ResourceLink(type="resource_link", name="radar", uri="file:///radar.png", mime_type="image/png")
+RADAR_EMBEDDED = EmbeddedResource(
+    type="resource", resource=TextResourceContents(uri="file:///radar.txt", mime_type="text/plain", text="rain")
+)
+CONTENT_ANNOTATIONS: list[tuple[str, Any, Any]] = [
+    ("text", TextContent, RADAR_TEXT),
+    ("image", ImageContent, RADAR_IMAGE),
+    ("audio", AudioContent, RADAR_AUDIO),
+    ("resource_link", ResourceLink, RADAR_LINK),
+    ("embedded_resource", EmbeddedResource, RADAR_EMBEDDED),
+    ("typing_list_of_pep604_union", List[TextContent | ImageContent], [RADAR_TEXT, RADAR_IMAGE]),  # noqa: UP006
+    ("list_of_pep604_union", list[TextContent | ImageContent], [RADAR_TEXT, RADAR_IMAGE]),
+    # Members of its own: typing caches List[X | Y] as List[Union[X, Y]], which compare equal.
+    ("list_of_typing_union", List[Union[ImageContent, AudioContent]], [RADAR_IMAGE, RADAR_AUDIO]),  # noqa: UP006, UP007
+    ("list_of_one_block_type", list[ImageContent], [RADAR_IMAGE, RADAR_IMAGE]),
+    ("list_of_content_block", list[ContentBlock], [RADAR_TEXT, RADAR_AUDIO, RADAR_LINK, RADAR_EMBEDDED]),
+    ("sequence_of_content_block", Sequence[ContentBlock], [RADAR_TEXT, RADAR_IMAGE]),
+    ("tuple_of_blocks", tuple[TextContent, ImageContent], (RADAR_TEXT, RADAR_IMAGE)),
+    ("variadic_tuple", tuple[ContentBlock, ...], (RADAR_IMAGE, RADAR_TEXT)),
+    ("pep604_union", TextContent | ImageContent, RADAR_IMAGE),
+    ("typing_union", Union[TextContent, AudioContent], RADAR_AUDIO),  # noqa: UP007
+    ("content_block", ContentBlock, RADAR_LINK),
+    ("optional_block", Optional[ImageContent], RADAR_IMAGE),  # noqa: UP045
+    ("optional_list", list[ImageContent] | None, [RADAR_IMAGE]),
+    ("union_with_data", TextContent | Weather, RADAR_TEXT),
+    ("annotated_list", Annotated[list[TextContent | ImageContent], "radar"], [RADAR_TEXT, RADAR_IMAGE]),
+    ("call_tool_result", CallToolResult, CallToolResult(content=[RADAR_TEXT, RADAR_IMAGE])),
+    ("failed_call_tool_result", CallToolResult, CallToolResult(content=[RADAR_TEXT], is_error=True)),
+]
+
+
+def dumped(block: Any) -> Any:
+    return block.model_dump(mode="json", exclude_none=True, by_alias=True)
+
+
+def stock2_text(value: Any) -> str:
+    """What azure-functions 2.x writes for a tool's content (checked against 2.x itself below): a
+    ``CallToolResult`` or a list of blocks as ``call_tool_result``, one block as its own type with
+    a copy of itself as structured content. 1.x knows no mcp 2.x type."""
+    if isinstance(value, CallToolResult):
+        result = dumped(value)
+        structured = result.get("structuredContent")
+        return json.dumps(
+            {
+                "type": "call_tool_result",
+                "content": json.dumps(result),
+                "structuredContent": None if structured is None else json.dumps(structured),
+            }
+        )
+    if isinstance(value, list):
+        blocks = json.dumps({"content": [dumped(b) for b in value]})
+        return json.dumps({"type": "call_tool_result", "content": blocks, "structuredContent": None})
+    block = json.dumps(dumped(value))
+    return json.dumps({"type": dumped(value)["type"], "content": block, "structuredContent": block})
+
+
+def content_app(annotation: Any, value: Any) -> Any:
+    app = func.FunctionApp()
+
+    def radar() -> Any:
+        return value
+
+    radar.__annotations__["return"] = annotation  # before the decorator reads it
+    app.mcp_tool(use_result_schema=True)(radar)
+    return app
+
+
+@pytest.mark.parametrize(("annotation", "value"), [pytest.param(a, v, id=i) for i, a, v in CONTENT_ANNOTATIONS])
+def test_an_annotation_of_content_declares_no_schema_and_sends_the_blocks_as_stock(
+    annotation: Any, value: Any, call_tool_result_schema: Validator
+) -> None:
+    adapters.install()
+    try:
+        (tool,) = indexed(content_app(annotation, value)).values()
+        assert "outputSchema" not in binding(tool)
+        fixed = call_as_worker(tool)
+    finally:
+        adapters.uninstall()
+    result = check_contract(fixed, call_tool_result_schema)
+    assert "structuredContent" not in result
+    # Stock 2.x's bytes; a tuple as stock writes the same blocks in a list (stock raises for a
+    # tuple), one block without the copy of itself as structured content stock adds.
+    expected = json.loads(stock2_text(list(value) if isinstance(value, tuple) else value))
+    if not isinstance(value, (list, tuple, CallToolResult)):
+        expected["structuredContent"] = None
+    assert fixed == json.dumps(expected)
+    assert result.get("isError", False) is (isinstance(value, CallToolResult) and value.is_error is True)
+    (tool,) = indexed(content_app(annotation, value)).values()
+    assert "outputSchema" not in binding(tool)
+    if int(importlib.metadata.version("azure-functions").split(".")[0]) >= 2:
+        if isinstance(value, tuple):
+            with pytest.raises(TypeError, match="not JSON serializable"):
+                call_as_worker(tool)
+        else:
+            assert call_as_worker(tool) == stock2_text(value)
+
+
 def test_a_result_json_cannot_hold_is_a_clear_error(adapted: adapters.Report) -> None:
     app = func.FunctionApp()
 
@@ -430,6 +551,250 @@ def test_a_result_json_cannot_hold_is_a_clear_error(adapted: adapters.Report) ->
         call_as_worker(tools["ratio"])
     with pytest.raises(TypeError, match="tool result of type object is not JSON serializable"):
         call_as_worker(tools["handle"])
+
+
+# Dataclass results, converted directly: asdict's bytes, asdict itself for what is not plain JSON.
+class Color(enum.Enum):
+    RED = "red"
+
+
+class Level(enum.IntEnum):
+    HIGH = 3
+
+
+class Mode(str, enum.Enum):
+    FAST = "fast"
+
+
+class Tag(str):
+    pass
+
+
+class Rows(list):  # type: ignore[type-arg]
+    pass
+
+
+Pair = collections.namedtuple("Pair", "a b")
+
+# Values of types asdict copies or converts (or the writer refuses): the whole result goes to asdict.
+NOT_PLAIN = [
+    datetime.datetime(2025, 6, 1, 12, 30),
+    datetime.date(2025, 6, 1),
+    uuid.UUID(int=7),
+    decimal.Decimal("1.5"),
+    Color.RED,
+    Level.HIGH,
+    Mode.FAST,
+    Tag("tagged"),
+    b"bytes",
+    {1, 2},
+    frozenset(),
+    Pair(1, "b"),
+    Rows([1, 2]),
+    collections.OrderedDict(a=1),
+    collections.defaultdict(list, a=[1]),
+    object(),
+    Point,  # a dataclass type, not an instance
+]
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=2**64)  # beyond 64 bits
+    | st.floats()  # NaN and infinities: the writer's ValueError, either way
+    | st.text()
+    | st.just("\ud800")  # a lone surrogate: the writer's UnicodeEncodeError, either way
+)
+# (Not "__x": a dataclass's own __init__ mangles such a name.)
+field_names = st.from_regex(r"_?[A-Za-z][A-Za-z0-9_]{0,6}", fullmatch=True).filter(lambda n: not keyword.iskeyword(n))
+
+
+@dataclasses.dataclass
+class Shape:
+    """A generated dataclass instance and whether every value in it is plain JSON."""
+
+    value: Any
+    plain: bool
+
+
+def make_dataclass(fields: dict[str, tuple[Any, bool]], frozen: bool, slots: bool, marked: bool) -> Shape:
+    cls = dataclasses.make_dataclass("Generated", [(n, Any) for n in fields], frozen=frozen, slots=slots)
+    if marked:
+        cls = func.mcp_content(cls)
+    return Shape(cls(**{n: v for n, (v, _) in fields.items()}), all(p for _, p in fields.values()))
+
+
+def shapes(children: st.SearchStrategy[Shape]) -> st.SearchStrategy[Shape]:
+    def of_list(items: list[Shape], as_tuple: bool) -> Shape:
+        values = [i.value for i in items]
+        return Shape(tuple(values) if as_tuple else values, all(i.plain for i in items))
+
+    def of_dict(items: dict[Any, Shape]) -> Shape:
+        value = {k: i.value for k, i in items.items()}
+        return Shape(value, all(type(k) is str and i.plain for k, i in items.items()))
+
+    return (
+        st.builds(of_list, st.lists(children, max_size=4), st.booleans())
+        | st.builds(of_dict, st.dictionaries(st.text(max_size=4) | st.integers(), children, max_size=4))
+        | dataclass_shapes(children)
+    )
+
+
+def dataclass_shapes(children: st.SearchStrategy[Shape]) -> st.SearchStrategy[Shape]:
+    fields = st.dictionaries(field_names, children.map(lambda c: (c.value, c.plain)), max_size=5)
+    return st.builds(make_dataclass, fields, st.booleans(), st.booleans(), st.booleans())
+
+
+plain_leaves = st.builds(Shape, json_scalars, st.just(True))
+mixed_leaves = plain_leaves | st.builds(Shape, st.sampled_from(NOT_PLAIN), st.just(False))
+# Half the results plain JSON throughout, half with leaves of every kind.
+results = dataclass_shapes(st.recursive(plain_leaves, shapes, max_leaves=25)) | dataclass_shapes(
+    st.recursive(mixed_leaves, shapes, max_leaves=25)
+)
+
+
+def outcome(call: Callable[[], str]) -> str | tuple[type[BaseException], str]:
+    try:
+        return call()
+    except Exception as e:
+        return type(e), str(e)
+
+
+def asdict_text(value: Any) -> str:
+    """What the adapter wrote for a dataclass before the direct conversion: asdict's value."""
+    return _core.mcp_tool_result("text", None, dataclasses.asdict(value), True)
+
+
+@settings(max_examples=500, deadline=None)
+@given(results)
+def test_a_dataclass_result_is_written_as_asdict_wrote_it(shape: Shape) -> None:
+    expected = outcome(lambda: asdict_text(shape.value))
+    with unittest.mock.patch.object(dataclasses, "asdict", wraps=dataclasses.asdict) as asdict:
+        assert outcome(lambda: azure_functions.convert("shape", shape.value, None)) == expected
+    # Plain JSON anywhere: converted directly, asdict not called; else asdict converts it all.
+    assert asdict.called is not shape.plain
+
+
+@dataclasses.dataclass
+class Location:
+    lat: float
+    lon: float
+
+
+@dataclasses.dataclass
+class Reading:
+    id: int
+    name: str
+    active: bool
+    tags: list[str]
+    location: Location
+    note: str | None = None
+
+
+@func.mcp_content
+@dataclasses.dataclass
+class Readings:
+    readings: list[Reading]
+    total: int
+
+
+def test_an_mcp_content_dataclass_of_records_is_sent_in_stock_bytes_without_asdict() -> None:
+    readings = Readings(
+        [
+            Reading(i, f"sensor-{i} ✓", i % 2 == 0, ["north", 'quote "q"'][: i % 3], Location(48.85 + i, 2.35), note)
+            for i, note in enumerate([None, "checked", None, "\u00e9t\u00e9 😀"])
+        ],
+        4,
+    )
+    invalid = Readings([Reading(1, "x", True, [], Location("north", 2.35))], 1)  # type: ignore[arg-type]
+
+    def app() -> Any:
+        app = func.FunctionApp()
+
+        @app.mcp_tool(use_result_schema=True)
+        def list_readings() -> Readings:
+            return readings
+
+        @app.mcp_tool(use_result_schema=True)
+        def list_invalid() -> Readings:
+            return invalid
+
+        return app
+
+    stock = {name: call_as_worker(f) for name, f in indexed(app()).items()}
+    adapters.install()
+    try:
+        tools = indexed(app())
+        schema = json.loads(binding(tools["list_readings"])["outputSchema"])
+        with unittest.mock.patch.object(dataclasses, "asdict", wraps=dataclasses.asdict) as asdict:
+            fixed = {name: call_as_worker(f) for name, f in tools.items()}
+        assert not asdict.called
+    finally:
+        adapters.uninstall()
+    assert fixed["list_readings"] == stock["list_readings"] == stock_text(dataclasses.asdict(readings))
+    Validator(schema).validate(read_as_host(fixed["list_readings"])["structuredContent"])
+    refused = read_as_host(fixed["list_invalid"])  # validated against the derived schema as before
+    assert refused["isError"] is True and "'north' is not of type 'number'" in refused["content"][0]["text"]
+
+
+@dataclasses.dataclass
+class Base:
+    kind: str
+    label: Any = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Frozen:
+    n: int
+    items: tuple[Any, ...]
+
+
+@dataclasses.dataclass
+class Special(Base):
+    """Inherited fields first, a ClassVar and an InitVar not fields, an init=False field."""
+
+    LIMIT: ClassVar[int] = 3
+    seed: dataclasses.InitVar[int] = 0
+    derived: list[Any] = dataclasses.field(init=False, default_factory=list)
+    __private: int = 1
+
+    def __post_init__(self, seed: int) -> None:
+        self.derived = [seed, {"nested": Frozen(seed, (Point(1.0, 2.0),))}]
+
+
+class Sub(Point):
+    """A subclass not decorated again: Point's fields."""
+
+    extra = "not a field"
+
+
+@dataclasses.dataclass
+class Unset:
+    missing: int = dataclasses.field(init=False)  # never set: AttributeError from asdict too
+
+
+@pytest.mark.parametrize(
+    ("value", "plain"),
+    [
+        pytest.param(Special("a", seed=5), True, id="inherited-classvar-initvar-init_false-private"),
+        pytest.param(Special("a", label=Level.HIGH), False, id="int_enum"),
+        pytest.param(Frozen(1, ({"x": [Point(0.5, 1.5)]},)), True, id="frozen-slots-nested"),
+        pytest.param(Sub(3.0, 4.0), True, id="undecorated_subclass"),
+        pytest.param(Unset(), False, id="unset_field"),
+        pytest.param(Point(1.0, {"ok": [1, {"deep": Color.RED}]}), False, id="deep_enum"),  # type: ignore[arg-type]
+        pytest.param(Point(1.0, {3: "int key"}), False, id="int_key"),  # type: ignore[arg-type]
+        pytest.param(
+            Point(1.0, {"a": {4: "int key"}, "b": Point(0, 0)}),  # type: ignore[arg-type]
+            False,
+            id="int_key_beside_a_dataclass",
+        ),
+    ],
+)
+def test_dataclass_forms_are_written_as_asdict_wrote_them(value: Any, plain: bool) -> None:
+    expected = outcome(lambda: asdict_text(value))
+    with unittest.mock.patch.object(dataclasses, "asdict", wraps=dataclasses.asdict) as asdict:
+        assert outcome(lambda: azure_functions.convert("shape", value, None)) == expected
+    assert asdict.called is not plain
 
 
 def test_tools_without_result_schema_keep_the_stock_wrapper(adapted: adapters.Report) -> None:

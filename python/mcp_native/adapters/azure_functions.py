@@ -11,6 +11,11 @@ writes the text with :func:`mcp_native._core.mcp_tool_result`, in ``json.dumps``
 - dicts, TypedDicts, dataclasses, ``@mcp_content`` classes and pydantic models (dumped as MCPServer
   dumps them: JSON mode, by alias) become structured content with its ``TextContent`` mirror;
   stock's bytes wherever stock's result is right;
+- a dataclass (``@mcp_content`` or not) is converted as ``dataclasses.asdict`` converts it, in its
+  bytes, by a function built once per class from its fields, without asdict's deep copy of
+  every leaf: JSON scalars, lists, tuples and str-keyed dicts pass as they are; a value of any
+  other type anywhere in it (an enum, a datetime, a UUID, a subclass) leaves the whole result
+  to asdict;
 - the structured content is checked against an output schema derived from the return annotation
   as MCPServer derives one (pydantic's JSON Schema of the annotation; a list or a scalar is
   wrapped as ``{"result": ...}``): the Python programming model declares none. The annotation
@@ -24,9 +29,13 @@ writes the text with :func:`mcp_native._core.mcp_tool_result`, in ``json.dumps``
   1.5.0 (older ones do not read it). Neither azure-functions line's ``mcp_tool`` takes a
   schema of its own, so there is none to keep;
 - a ``str`` is a text block; it keeps stock's structured content only when it is a JSON object;
-- mcp SDK content blocks, lists of them and ``CallToolResult`` are dumped with the schema's field
-  names (``structuredContent``, ``isError``), and a ``CallToolResult`` whose structured content
-  has no text block gets the mirror first. A list mixing blocks with dicts is a
+- mcp SDK content blocks, lists (or tuples) of them and ``CallToolResult`` are dumped with the
+  schema's field names (``structuredContent``, ``isError``), and a ``CallToolResult`` whose
+  structured content has no text block gets the mirror first. A return annotation of content (a
+  block type, a list, tuple or sequence of blocks, a union with a block arm, ``CallToolResult``)
+  declares content, not structured output, as MCPServer reads it: no schema is derived, so the
+  blocks go out as stock writes them (2.x's bytes for a list; one block without 2.x's copy of
+  it as structured content). A list mixing blocks with dicts is a
   ``CallToolResult`` whose dicts are taken as blocks, as azure-functions 2.x takes them, once each
   has a content ``type`` (2.x passes any dict on; stock reads a list by its first item and
   returns an empty result when that is a dict, and 1.x for any mcp 2.x block);
@@ -43,10 +52,12 @@ import dataclasses
 import functools
 import inspect
 import json
+import keyword
 import logging
 import sys
+import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from azure.functions.mcp import MCPToolContext
@@ -134,7 +145,7 @@ def convert(name: str, result: Any, schema: dict[str, Any] | None) -> str:
         if isinstance(result, blocks):
             dumped = _dump_block(result)
             return _refused(name, schema, None) or _core.mcp_tool_result(dumped["type"], dumped, None, False)
-        if type(result) is list and any(isinstance(b, blocks) for b in result):
+        if type(result) in (list, tuple) and any(isinstance(b, blocks) for b in result):
             dumped_blocks = [
                 _dump_block(b) if isinstance(b, blocks) else _given_block(i, b) for i, b in enumerate(result)
             ]
@@ -169,7 +180,7 @@ def _mcp_types(result: Any) -> Any:
     """``mcp.types`` when the result may be one of its types (or a list of them), else None."""
     mcp_types = sys.modules.get("mcp.types")
     if mcp_types is None:
-        items = result if type(result) is list else (result,)
+        items = result if type(result) in (list, tuple) else (result,)
         if not any(type(item).__module__.startswith(("mcp.", "mcp_types")) for item in items):
             return None
         import mcp.types as mcp_types
@@ -189,7 +200,7 @@ def _structured(result: Any) -> Any:
     if type(result) is dict:
         return result
     if dataclasses.is_dataclass(result) and not isinstance(result, type):
-        return dataclasses.asdict(result)
+        return _dataclass_json(result)
     if _is_pydantic_model(result):
         return result.model_dump(mode="json", by_alias=True)
     if isinstance(result, (list, tuple, int, float)):  # bool is an int
@@ -199,6 +210,79 @@ def _structured(result: Any) -> Any:
     if hasattr(result, "__dict__"):  # @mcp_content and plain classes: stock's choice
         return result.__dict__
     raise TypeError(f"tool result of type {type(result).__name__} is not JSON serializable")
+
+
+# Direct conversion of dataclasses: what dataclasses.asdict gives, for the values the native
+# writer writes as they are (so the bytes are asdict's), without asdict's deep copy of each leaf.
+_ATOMIC = frozenset({str, int, float, bool, type(None)})
+_MAX_CONVERTERS = 4096
+
+
+class _NotPlain(Exception):
+    """A value the direct conversion leaves to ``dataclasses.asdict``."""
+
+
+def _dataclass_json(obj: Any) -> Any:
+    """``dataclasses.asdict(obj)`` as the native writer writes it: each dataclass a new dict of
+    its fields in order, lists, tuples and str-keyed dicts of JSON scalars (exactly ``str``,
+    ``int``, ``float``, ``bool``, ``None``) as they are, converted where they hold more. Any other
+    value anywhere (an enum, a datetime, a UUID, a subclass of a scalar or container, a
+    namedtuple) and any error hand the whole value to ``asdict``: its result or its error."""
+    try:
+        return _json_value(obj)
+    except Exception:
+        return dataclasses.asdict(obj)
+
+
+def _json_value(value: Any) -> Any:
+    t = type(value)
+    if t in _ATOMIC:
+        return value
+    if t is list or t is tuple:
+        for item in value:
+            if type(item) not in _ATOMIC:
+                converted = [_json_value(item) for item in value]
+                return converted if t is list else tuple(converted)
+        return value
+    if t is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotPlain
+            if type(item) not in _ATOMIC:
+                return {_json_key(k): _json_value(v) for k, v in value.items()}
+        return value
+    convert = _CONVERTERS.get(t)
+    if convert is None:
+        convert = _converter(t)
+    return convert(value)
+
+
+def _json_key(key: Any) -> str:
+    if type(key) is not str:
+        raise _NotPlain
+    return key
+
+
+_CONVERTERS: dict[type, Callable[[Any], dict[str, Any]]] = {}
+
+
+def _converter(cls: type) -> Callable[[Any], dict[str, Any]]:
+    """The converter of a dataclass: a function built once per class from its fields (those
+    ``dataclasses.fields`` lists, in order), reading each attribute and passing JSON scalars on."""
+    if not dataclasses.is_dataclass(cls):
+        raise _NotPlain
+    names = [f.name for f in dataclasses.fields(cls)]
+    if not all(n.isidentifier() and not keyword.iskeyword(n) for n in names):
+        raise _NotPlain
+    reads = "".join(f"    v{i} = o.{n}\n" for i, n in enumerate(names))
+    items = ", ".join(f"{n!r}: v{i} if T(v{i}) in A else V(v{i})" for i, n in enumerate(names))
+    namespace: dict[str, Any] = {"T": type, "A": _ATOMIC, "V": _json_value}
+    exec(f"def convert(o):\n{reads}    return {{{items}}}\n", namespace)
+    if len(_CONVERTERS) >= _MAX_CONVERTERS:  # classes made on the fly: no unbounded growth
+        _CONVERTERS.clear()
+    convert: Callable[[Any], dict[str, Any]] = namespace["convert"]
+    _CONVERTERS[cls] = convert
+    return convert
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
@@ -264,6 +348,37 @@ def _is_mcp_type(annotation: Any) -> bool:
     return False
 
 
+_UNION_ORIGINS = (typing.Union, types.UnionType)
+# What a tool's list result may be at run time, and so what an annotation of blocks may name.
+_SEQUENCE_ORIGINS = (list, tuple, Sequence)
+
+
+def _declares_content(annotation: Any) -> bool:
+    """Whether a return annotation declares content rather than structured output, as MCPServer
+    reads one: an mcp content block type or ``CallToolResult``, bare, ``Annotated``, as the items
+    of a list, tuple or sequence, or as any arm of a union (``X | Y`` as ``Union[X, Y]``).
+    azure-functions has no helper types of its own (no Image, Audio or File) to add."""
+    origin = typing.get_origin(annotation)
+    if origin is None:
+        return isinstance(annotation, type) and _is_content_class(annotation)
+    if origin is typing.Annotated:
+        return _declares_content(typing.get_args(annotation)[0])
+    if origin in _UNION_ORIGINS or origin in _SEQUENCE_ORIGINS:
+        return any(_declares_content(a) for a in typing.get_args(annotation))
+    return False
+
+
+def _is_content_class(cls: type) -> bool:
+    module = getattr(cls, "__module__", "") or ""
+    if not module.startswith(("mcp.", "mcp_types")):
+        return False
+    try:
+        import mcp.types as mcp_types
+    except ImportError:
+        return False
+    return issubclass(cls, (*_block_types(mcp_types), mcp_types.CallToolResult))
+
+
 def _return_annotation(user: Callable[..., Any]) -> Any:
     """The return annotation, evaluated where it is a string (``from __future__ import
     annotations``) and can be resolved in the function's module."""
@@ -277,12 +392,15 @@ def output_schema(annotation: Any) -> dict[str, Any] | None:
     """The output schema MCPServer would derive from a return annotation: pydantic's JSON Schema
     of a model, TypedDict, dataclass or ``dict[str, T]``; a list or scalar wrapped as the
     ``result`` member of an object. None where MCPServer has none (no annotation, ``str``, bare
-    ``dict``, ``Any``, content types, classes pydantic cannot describe) or pydantic is absent."""
+    ``dict``, ``Any``, an annotation of content: see :func:`_declares_content`; classes pydantic
+    cannot describe) or pydantic is absent."""
     if annotation is inspect.Signature.empty or annotation in (str, dict, Any, None, type(None)):
         return None
     if isinstance(annotation, str):  # a name not resolvable in the tool's module: no schema
         return None
-    if _is_mcp_type(annotation) or (isinstance(annotation, type) and annotation.__module__.startswith("mcp.")):
+    if _declares_content(annotation) or _is_mcp_type(annotation):
+        return None
+    if isinstance(annotation, type) and annotation.__module__.startswith("mcp."):
         return None
     try:
         from pydantic import TypeAdapter
