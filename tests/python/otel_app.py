@@ -72,6 +72,24 @@ def not_in_force() -> list[str]:
     return problems
 
 
+def not_restored(patched: list[Any], held: dict[str, Any]) -> list[str]:
+    """After uninstall(): each place still reaching mcp-native's function, and each patched
+    attribute not holding the SDK's function, or the wrapper (another library's) it held."""
+    problems = []
+    for p in patched:
+        for name, module in list(sys.modules.items()):
+            value = (
+                module.__dict__.get(p.attribute) if name.partition(".")[0] in ("mcp", "mcp_types", "fastmcp") else None
+            )
+            if value is not None and any(o is p.new for o in unwrapped(value)):
+                problems.append(f"{name}.{p.attribute} still reaches mcp-native")
+        # The SDK's function where mcp-native's was; a wrapper kept where one held it.
+        was = held[p.module + "." + p.attribute]
+        if sys.modules[p.module].__dict__.get(p.attribute) is not (p.original if was is p.new else was):
+            problems.append(f"{p.module}.{p.attribute} is not restored")
+    return problems
+
+
 def write_out() -> None:
     from mcp_native import adapters
 
@@ -84,6 +102,16 @@ def write_out() -> None:
         "notes": [n for g in rep.groups for n in g.notes] if rep else [],
         "not_in_force": not_in_force(),
     }
+    # Module-level function targets, each with the object its attribute holds while installed.
+    patched = [
+        p
+        for g in (rep.groups if rep else [])
+        for p in g.patches
+        if p.applied and "." not in p.attribute and not (p.expects or p.holds or p.instance_of)
+    ]
+    held = {p.module + "." + p.attribute: sys.modules[p.module].__dict__.get(p.attribute) for p in patched}
+    adapters.uninstall()
+    out["not_restored"] = not_restored(patched, held)
     with open(os.environ["OTEL_APP_OUT"], "w") as f:
         json.dump(out, f)
 
@@ -111,8 +139,8 @@ def setup(order: str) -> None:
         else:
             raise SystemExit(f"unknown step {step!r}")
     atexit.register(write_out)
-    # A client may end its server with SIGTERM (fastmcp 3.x's does): exit, with the atexit hook.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # A client may end its server with SIGTERM (fastmcp 3.x's does): write, then exit.
+    signal.signal(signal.SIGTERM, lambda *_: (write_out(), os._exit(0)))
 
 
 def serve(framework: str) -> None:
@@ -144,7 +172,10 @@ async def call(client: str, command: list[str]) -> list[Any]:
         from fastmcp import Client
         from fastmcp.client.transports import StdioTransport
 
-        async with Client(StdioTransport(command[0], command[1:], env=dict(os.environ))) as c:
+        # The server ends with the client's context (fastmcp 3.x keeps it running past it by
+        # default), so it has written its spans when this process exits.
+        transport = StdioTransport(command[0], command[1:], env=dict(os.environ), keep_alive=False)
+        async with Client(transport) as c:
             names = sorted(t.name for t in await c.list_tools())
             results = [(await c.call_tool(n, a)).structured_content for n, a in calls]
         return [names, *results]

@@ -5,8 +5,9 @@ End to end (``otel_app.py``, real stdio server and client processes): set up in 
 user would write (the instrumentor then ``install()``, ``install()`` then the instrumentor,
 ``opentelemetry-instrument`` with ``MCP_NATIVE_ADAPTERS=1``, the SDK imported before both),
 the answers are those of the program with OpenTelemetry alone, so are the spans (names and
-count, client and server), every group is patched and in force at every binding, and nothing
-crashes. On mcp 2.x the instrumentor's ``instrument()`` fails by itself (it wraps mcp 1.x's
+count, client and server), every group is patched and in force at every binding, nothing
+crashes, and ``uninstall()`` at exit leaves every wrapper where it was and no binding reaching
+mcp-native. On mcp 2.x the instrumentor's ``instrument()`` fails by itself (it wraps mcp 1.x's
 names) and leaves a re-imported ``mcp`` package behind; on 1.x it works.
 ``scripts/sdk-pairs`` runs this file on mcp 1.30.0 + fastmcp 3.4.11 too.
 
@@ -115,6 +116,7 @@ def test_beside_the_instrumentation_as_with_it_alone(
         assert groups and all(state in ("patched", "waiting") for state in groups.values()), groups
         assert got[side]["not_in_force"] == [], side
         assert got[side]["notes"] == [], side
+        assert got[side]["not_restored"] == [], side
     server_groups = got["server"]["groups"]
     assert any(server_groups.get(g) == "patched" for g in ("stdio-server", "stdio-server-1x")), server_groups
     # The instrumentation's spans are there to compare: a transport's own (the server's stream
@@ -136,6 +138,7 @@ def test_sdk_imported_before_install_is_patched_at_every_binding(
     for side in ("client", "server"):
         assert got[side]["spans"] == stock[side]["spans"], side
         assert got[side]["not_in_force"] == [] and got[side]["notes"] == [], side
+        assert got[side]["not_restored"] == [], side
         assert "patched" in got[side]["groups"].values()
 
 
