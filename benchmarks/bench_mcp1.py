@@ -6,7 +6,7 @@ the repository root:
     build/sdk-pairs/mcp-1.30.0+fastmcp-3.4.11/venv/bin/python benchmarks/bench_mcp1.py
 
 (``scripts/sdk-pairs --pair 1.30.0+3.4.11`` makes that environment and runs this ``--quick``;
-the full ``scripts/demo`` runs it too and puts the table in the README.)
+the full ``scripts/demo`` runs it too and puts the table in docs/benchmarks.md and the README.)
 
 Per server (FastMCP 1.x, mcp 1.x's low-level ``Server``, and fastmcp when installed), one stock
 process (``python examples/<app>.py``) and one adapted (``python -m mcp_native run ...``) run side

@@ -14,7 +14,7 @@ The full run also measures the same servers over Streamable HTTP under uvicorn
 (``bench_http``'s quick configurations, with wrk), and the mcp 1.x line's examples over stdio
 (``bench_mcp1`` in ``scripts/sdk-pairs``' environment of mcp 1.30.0 and fastmcp 3.4.11, whose
 answers must be stock's). Writes ``demo/results.json``,
-``demo/latency.png`` and the tables under the chart in README.md;
+``demo/latency.png``, the tables in docs/benchmarks.md and their summary under the chart in README.md;
 ``--quick`` (2 rounds of 5 calls, about 1.5 minutes once ``scripts/setup`` has built the package; on a
 fresh clone that build takes 2-3 minutes more) writes to ``build/demo-quick/`` (or ``--out``)
 instead, leaving the published results alone, and labels its chart as a quick run. The servers'
@@ -52,8 +52,11 @@ import sdk_pairs  # noqa: E402
 MCP1_PAIR = ("1.30.0", "3.4.11")
 MCP1_JSON = bench.ROOT / "build" / "demo-mcp1.json"  # what bench_mcp1 measured; results.json holds it too
 
-README_BEGIN = "<!-- demo-results:begin (scripts/demo writes this section) -->"
-README_END = "<!-- demo-results:end -->"
+# The full tables go to docs/benchmarks.md, a summary of them to the README.
+DOCS_BEGIN = "<!-- demo-results:begin (scripts/demo writes this section) -->"
+DOCS_END = "<!-- demo-results:end -->"
+README_BEGIN = "<!-- demo-summary:begin (scripts/demo writes this section) -->"
+README_END = "<!-- demo-summary:end -->"
 
 CHECK_LINES = [
     b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"demo","version":"1"}}}',
@@ -144,7 +147,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path, help="write results.json and latency.png there (--quick only; default: build/demo-quick)")
     args = ap.parse_args()
     if args.out and not args.quick:
-        ap.error("--out goes with --quick (the full run writes demo/ and README.md)")
+        ap.error("--out goes with --quick (the full run writes demo/, docs/benchmarks.md and README.md)")
     rounds, calls = (2, 5) if args.quick else (30, 25)
     out = args.out or bench.ROOT / ("build/demo-quick" if args.quick else "demo")
     out.mkdir(parents=True, exist_ok=True)
@@ -218,39 +221,8 @@ def main() -> int:
     (out / "results.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     chart(summary, out / "latency.png")
     if not args.quick:
-        readme = bench.ROOT / "README.md"
-        section = (f"Measured by `scripts/demo` on {summary['machine']}, {summary['date'][:10]}, Python "
-                   f"{summary['python']}, mcp {summary['versions']['mcp']}, fastmcp {summary['versions']['fastmcp']}: "
-                   f"median round trip per `tools/call` over stdio, the SDK's own client (adapted too, for the adapted "
-                   "server); the CPU time per call of the server process and of the client's. They take turns, so the "
-                   f"round trip is about the sum of the two.\n\n{bench.table(rows)}\n\n"
-                   "Where the adapted server's CPU goes per call (cProfile's own time per function, start-up "
-                   "excluded; it slows Python code more than native code, so the Python-heavy shares come out "
-                   "somewhat high). A sync tool runs in a worker thread, which the profile shows as the hand-over "
-                   f"to it:\n\n{bench.profile_table(shares)}\n\n"
-                   "The same data returned in each common shape (`benchmarks/bench_shapes.py`: a TypedDict, a "
-                   "pydantic model, a dataclass, a list of models, a float), median round trip with its p10-p90 "
-                   f"range:\n\n{shapes.table(shape_rows)}\n\n"
-                   "MCPServer sends a list as one text block per item (stock's layout), which both ends build as "
-                   "`TextContent` models: at 200 records that, and the client's garbage collector (those objects "
-                   "take its allocations past CPython's first threshold of 700 in each call), is what its list adds "
-                   "over its TypedDict path.\n\n"
-                   "The rest of a fastmcp call is mostly fastmcp's own per-call work, which stock does too "
-                   "(`benchmarks/bench_fastmcp_floor.py`: the weather model, on mcp-native, with one or both of two "
-                   "mechanisms replaced by a stand-in that changes fastmcp's behaviour, so the adapters leave them "
-                   "alone: the OpenTelemetry spans a call opens with no tracer configured, the session's visibility "
-                   "rules read from the state store):"
-                   f"\n\n{fastmcp_floor.table(floor)}\n\n"
-                   "Over Streamable HTTP (`benchmarks/bench_http.py --quick`: one uvicorn worker, stateless, JSON "
-                   f"responses; wrk with {http.WRK_CONNECTIONS} connections, then the SDK's client in "
-                   f"{http.CLIENT_PROCESSES} processes of {http.CLIENTS_PER_PROCESS}; every answer checked). The whole "
-                   "matrix (SSE, sessions, 2 workers) is under \"Deploying over HTTP\":"
-                   f"\n\n{http.table(http_rows)}\n\n"
-                   f"The mcp 1.x line (`benchmarks/bench_mcp1.py`, mcp {mcp1['versions']['mcp']} and fastmcp "
-                   f"{mcp1['versions']['fastmcp']}, {mcp1['rounds']} rounds of {mcp1['calls']} calls): FastMCP 1.x, "
-                   "mcp 1.x's low-level `Server` and fastmcp 3.x over stdio, the same tools, the SDK's own client; "
-                   f"the adapted server's answers compared with stock's:\n\n{bench_mcp1.table(mcp1['rows'])}")
-        readme.write_text(report.rewrite_section(readme.read_text(encoding="utf-8"), section, README_BEGIN, README_END), encoding="utf-8")
+        publish(summary, floor)
+
     print(f"\ndemo: wrote {out / 'results.json'} and {out / 'latency.png'} ({time.monotonic() - t:.0f} s)")
     if not adapted_ok:
         print("demo: the mcp-native servers FAILED a correctness check", file=sys.stderr)
@@ -262,6 +234,99 @@ def main() -> int:
         print("demo: answers over HTTP FAILED the check (lost, duplicated, unknown or wrong)", file=sys.stderr)
         return 1
     return 0
+
+
+def publish(summary: dict[str, Any], floor: dict[str, list[float]]) -> None:
+    """The full tables into docs/benchmarks.md, the summary of them into the README."""
+    rows, shares, shape_rows = summary["latency"], summary["adapted_server_cpu_shares"], summary["shapes"]
+    http_rows, mcp1 = summary["http"], summary["mcp1"]
+    section = (f"Measured by `scripts/demo` on {summary['machine']}, {summary['date'][:10]}, Python "
+               f"{summary['python']}, mcp {summary['versions']['mcp']}, fastmcp {summary['versions']['fastmcp']}: "
+               f"median round trip per `tools/call` over stdio, the SDK's own client (adapted too, for the adapted "
+               "server); the CPU time per call of the server process and of the client's. They take turns, so the "
+               f"round trip is about the sum of the two.\n\n{bench.table(rows)}\n\n"
+               "Where the adapted server's CPU goes per call (cProfile's own time per function, start-up "
+               "excluded; it slows Python code more than native code, so the Python-heavy shares come out "
+               "somewhat high). A sync tool runs in a worker thread, which the profile shows as the hand-over "
+               f"to it:\n\n{bench.profile_table(shares)}\n\n"
+               "The same data returned in each common shape (`benchmarks/bench_shapes.py`: a TypedDict, a "
+               "pydantic model, a dataclass, a list of models, a float), median round trip with its p10-p90 "
+               f"range:\n\n{shapes.table(shape_rows)}\n\n"
+               "MCPServer sends a list as one text block per item (stock's layout), which both ends build as "
+               "`TextContent` models: at 200 records that, and the client's garbage collector (those objects "
+               "take its allocations past CPython's first threshold of 700 in each call), is what its list adds "
+               "over its TypedDict path.\n\n"
+               "The rest of a fastmcp call is mostly fastmcp's own per-call work, which stock does too "
+               "(`benchmarks/bench_fastmcp_floor.py`: the weather model, on mcp-native, with one or both of two "
+               "mechanisms replaced by a stand-in that changes fastmcp's behaviour, so the adapters leave them "
+               "alone: the OpenTelemetry spans a call opens with no tracer configured, the session's visibility "
+               "rules read from the state store):"
+               f"\n\n{fastmcp_floor.table(floor)}\n\n"
+               "Over Streamable HTTP (`benchmarks/bench_http.py --quick`: one uvicorn worker, stateless, JSON "
+               f"responses; wrk with {http.WRK_CONNECTIONS} connections, then the SDK's client in "
+               f"{http.CLIENT_PROCESSES} processes of {http.CLIENTS_PER_PROCESS}; every answer checked). The whole "
+               "matrix (SSE, sessions, 2 workers) is in [deploying-over-http.md](deploying-over-http.md):"
+               f"\n\n{http.table(http_rows)}\n\n"
+               f"The mcp 1.x line (`benchmarks/bench_mcp1.py`, mcp {mcp1['versions']['mcp']} and fastmcp "
+               f"{mcp1['versions']['fastmcp']}, {mcp1['rounds']} rounds of {mcp1['calls']} calls): FastMCP 1.x, "
+               "mcp 1.x's low-level `Server` and fastmcp 3.x over stdio, the same tools, the SDK's own client; "
+               f"the adapted server's answers compared with stock's:\n\n{bench_mcp1.table(mcp1['rows'])}")
+    docs = bench.ROOT / "docs" / "benchmarks.md"
+    docs.write_text(report.rewrite_section(docs.read_text(encoding="utf-8"), section, DOCS_BEGIN, DOCS_END), encoding="utf-8")
+    readme = bench.ROOT / "README.md"
+    readme.write_text(
+        report.rewrite_section(readme.read_text(encoding="utf-8"), summary_section(summary), README_BEGIN, README_END),
+        encoding="utf-8",
+    )
+
+
+def summary_section(summary: dict[str, Any]) -> str:
+    """The README's tables: per transport, the round trip or throughput stock and adapted."""
+    lines = [
+        f"Measured by `scripts/demo` on {summary['machine']}, {summary['date'][:10]}, Python {summary['python']}, "
+        f"mcp {summary['versions']['mcp']}, fastmcp {summary['versions']['fastmcp']}; every table in full, with CPU "
+        "per call and where it goes, in [docs/benchmarks.md](docs/benchmarks.md).",
+        "",
+        "**stdio**, median round trip per `tools/call`, the SDK's own client:",
+        "",
+        "| framework | payload | stock ms | mcp-native ms | speed-up |",
+        "|---|---|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {r['framework']} | {r['payload']} | {r['stock_ms']:.2f} | {r['adapted_ms']:.2f} | {bench.speedup(r['speedup'])} |"
+        for r in summary["latency"]
+    ]
+    if summary["http"]:
+        lines += [
+            "",
+            "**Streamable HTTP**, one uvicorn worker, stateless, JSON responses, wrk's load (`benchmarks/bench_http.py "
+            "--quick`; every answer checked):",
+            "",
+            "| framework | payload | calls/s stock → mcp-native | server CPU ms/call stock → mcp-native |",
+            "|---|---|---:|---:|",
+        ]
+        lines += [
+            f"| {r['framework']} | {r['payload']} | {r['stock']['calls_per_s']:,.0f} → {r['adapted']['calls_per_s']:,.0f} "
+            f"| {r['stock']['cpu_ms_per_call']:.2f} → {r['adapted']['cpu_ms_per_call']:.2f} |"
+            for r in summary["http"]
+            if r["load"] == "wrk"
+        ]
+    if summary["mcp1"]:
+        mcp1 = summary["mcp1"]
+        lines += [
+            "",
+            f"**The mcp 1.x line** over stdio (mcp {mcp1['versions']['mcp']}, fastmcp {mcp1['versions']['fastmcp']}; "
+            "`benchmarks/bench_mcp1.py`):",
+            "",
+            "| server | payload | stock ms | mcp-native ms | speed-up |",
+            "|---|---|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {r['server']} | {r['payload']} | {r['stock_ms']:.2f} | {r['adapted_ms']:.2f} "
+            f"| {r['stock_ms'] / r['adapted_ms']:.2f}× faster |"
+            for r in mcp1["rows"]
+        ]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""What every suite shares: the result file, its tables, the charts and the README section.
+"""What every suite shares: the result file, its tables, the charts and the results section of docs/benchmarks.md.
 
 A suite returns ``result(...)``: a dict with the machine, the date, the versions of Python and of
 every peer, and tables. A table has one row per workload and one column per contender, the first

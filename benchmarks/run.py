@@ -2,7 +2,7 @@
 
 Each ``benchmarks/bench_*.py`` module defines ``main(quick: bool) -> dict`` (a ``report.result``)
 and runs on its own too. A full run writes ``benchmarks/results/<suite>.json``, a chart per
-suite in ``docs/bench/`` and the results section of README.md (from every suite's last result).
+suite in ``docs/bench/`` and the results section of docs/benchmarks.md (from every suite's last result).
 ``--quick`` is a smoke run: fewer repetitions, everything written under ``build/bench-quick/``.
 """
 
@@ -24,7 +24,8 @@ from report import chart, readme_section, rewrite_section  # noqa: E402
 
 
 def publish(results_dir: Path, charts_dir: Path, readme: Path) -> None:
-    """Charts and the README section from the result files in ``results_dir``."""
+    """Charts and the results section of ``readme`` (docs/benchmarks.md) from the result files in
+    ``results_dir``."""
     results = [json.loads(p.read_text()) for name in SUITES if (p := results_dir / f"{name}.json").exists()]
     charts = {}
     for r in results:
@@ -40,18 +41,18 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("suites", nargs="*", default=SUITES, help="suites to run (default: all)")
     ap.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
-    ap.add_argument("--publish-only", action="store_true", help="redo the charts and README section from the last results")
+    ap.add_argument("--publish-only", action="store_true", help="redo the charts and the results section from the last results")
     args = ap.parse_args()
     if unknown := set(args.suites) - set(SUITES):
         ap.error(f"unknown suites: {', '.join(sorted(unknown))}")
     if args.quick:
         out = ROOT / "build" / "bench-quick"
-        charts, readme = out / "charts", out / "README.md"
-        # The section is written into a copy of the README, so the smoke run exercises it too.
+        charts, readme = out / "charts", out / "benchmarks.md"
+        # The section is written into a copy of docs/benchmarks.md, so the smoke run exercises it too.
         out.mkdir(parents=True, exist_ok=True)
-        readme.write_text((ROOT / "README.md").read_text(encoding="utf-8"), encoding="utf-8")
+        readme.write_text((ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8"), encoding="utf-8")
     else:
-        out, charts, readme = HERE / "results", ROOT / "docs" / "bench", ROOT / "README.md"
+        out, charts, readme = HERE / "results", ROOT / "docs" / "bench", ROOT / "docs" / "benchmarks.md"
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     for name in [] if args.publish_only else args.suites:

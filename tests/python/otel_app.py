@@ -139,8 +139,13 @@ def setup(order: str) -> None:
         else:
             raise SystemExit(f"unknown step {step!r}")
     atexit.register(write_out)
-    # A client may end its server with SIGTERM (fastmcp 3.x's does): write, then exit.
-    signal.signal(signal.SIGTERM, lambda *_: (write_out(), os._exit(0)))
+    signal.signal(signal.SIGTERM, on_sigterm)
+
+
+def on_sigterm(*_: object) -> None:
+    """A client may end its server with SIGTERM (fastmcp 3.x's does): write, then exit."""
+    write_out()
+    os._exit(0)
 
 
 def serve(framework: str) -> None:

@@ -1,4 +1,4 @@
-"""The benchmarks' report: one speed-up convention, and the README section it rewrites."""
+"""The benchmarks' report: one speed-up convention, and the docs/benchmarks.md section it rewrites."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def test_speedup_words(x: float, text: str) -> None:
 
 
 def test_readme_section_is_rewritten_between_the_markers() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
     assert readme.count(README_BEGIN) == readme.count(README_END) == 1
     text = f"head\n{README_BEGIN}\nold\n{README_END}\ntail\n"
     assert rewrite_section(text, "new\n") == f"head\n{README_BEGIN}\nnew\n{README_END}\ntail\n"

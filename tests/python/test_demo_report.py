@@ -99,3 +99,21 @@ def test_cpu_server_reports_the_cpu_time_of_all_its_threads(tmp_path: Path) -> N
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_readme_summary_is_the_published_run_in_short() -> None:
+    # The README shows a summary of the demo's tables, docs/benchmarks.md the tables in full;
+    # both sections are where the demo writes them, and the summary is what it writes from the
+    # run it published (demo/results.json).
+    import json
+
+    import report
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    docs = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    assert readme.count(demo.README_BEGIN) == readme.count(demo.README_END) == 1
+    assert docs.count(demo.DOCS_BEGIN) == docs.count(demo.DOCS_END) == 1
+    summary = json.loads((ROOT / "demo" / "results.json").read_text(encoding="utf-8"))
+    section = demo.summary_section(summary)
+    assert report.rewrite_section(readme, section, demo.README_BEGIN, demo.README_END) == readme
+    assert "| MCPServer | 200 records |" in section and "**Streamable HTTP**" in section
