@@ -372,6 +372,9 @@ GROUPS: tuple[GroupSpec, ...] = (
             f"{_LOWLEVEL}:Server.add_request_handler",
             # The caller: it looks the handler up per request and awaits it with the typed params.
             "mcp.server.runner:ServerRunner._on_request",
+            # A tool called before any listing: its context, made a listing's for the tools/list handler.
+            "mcp.server.runner:ServerRunner._make_context",
+            "mcp.server.context:ServerRequestContext",
             "mcp_types._types:CallToolRequestParams",
             "mcp_types._types:CallToolResult",
             "mcp_types._types:ListToolsResult",

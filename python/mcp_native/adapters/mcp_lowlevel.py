@@ -10,9 +10,19 @@ is (2026-07-28 allows any; the 2025 versions want an object, which the runner en
 
 In mode "error" a violating result is never sent: the client gets an ``isError`` result naming
 the value and its JSON Pointer (as fastmcp's tools do here); "warn" logs it and sends the result;
-"off" checks nothing. A tool that is not listed yet, or has no output schema, costs a dict
-look-up. The handlers of MCPServer (which validates through its output model) and of fastmcp
-(``adapters.fastmcp_server``) are left as they are.
+"off" checks nothing. A tool without an output schema costs a dict look-up. The handlers of
+MCPServer (which validates through its output model) and of fastmcp (``adapters.fastmcp_server``)
+are left as they are.
+
+A tool called before the server has listed it (a client that cached the list from an earlier
+connection, a stateless HTTP server whose first request is a call) is looked up as mcp 1.x's
+handler looks it up: the server's own ``tools/list`` handler runs, once per server, in the call's
+context made a listing's (method ``tools/list``, no cursor, the call's ``_meta`` without its
+progress token), and its result is learned as a listing's is. Only that first page is read: a
+cursor is the client's to follow. Concurrent calls wait for that one listing. A server without a
+``tools/list`` handler, or one whose handler raises (a warning is logged) or answers anything but
+a ``ListToolsResult``, gets that call sent unchecked, as stock sends it, and the listing is not
+tried again; its tools are checked once a ``tools/list`` request is answered.
 
 The runner finds a method's handler through ``Server.get_request_handler``; for ``tools/list``
 and ``tools/call`` it gets the same handler wrapped, one wrapper per server and handler.
@@ -20,12 +30,15 @@ and ``tools/call`` it gets the same handler wrapped, one wrapper per server and 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
+from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import HandlerEntry
 from mcp.types import CallToolResult, ListToolsResult, TextContent
 
@@ -47,6 +60,9 @@ class _Server:
 
     schemas: dict[str, Any] = field(default_factory=dict)  # tool name -> output schema or None
     entries: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # method -> (stock, wrapped)
+    # The listing run for a tool called before it was listed: None until it starts, set once it
+    # has ended.
+    first_listing: anyio.Event | None = None
 
 
 _servers: weakref.WeakKeyDictionary[Any, _Server] = weakref.WeakKeyDictionary()
@@ -66,8 +82,11 @@ def get_request_handler(self: Any, method: str) -> Any:
         return cached[1]
     wrapped = entry
     if not getattr(entry.handler, "__module__", "").startswith(_FRAMEWORKS):
-        wrap = _listing if method == "tools/list" else _calling
-        wrapped = HandlerEntry(entry.params_type, wrap(entry.handler, state.schemas))
+        if method == "tools/list":
+            wrapped = HandlerEntry(entry.params_type, _listing(entry.handler, state.schemas))
+        else:
+            # A weak reference: the wrapper is held by the state of the server it refers to.
+            wrapped = HandlerEntry(entry.params_type, _calling(entry.handler, weakref.ref(self), state))
     state.entries[method] = (entry, wrapped)
     return wrapped
 
@@ -82,15 +101,57 @@ def _listing(handler: Any, schemas: dict[str, Any]) -> Any:
     return list_tools
 
 
-def _calling(handler: Any, schemas: dict[str, Any]) -> Any:
+def _calling(handler: Any, server: weakref.ref[Any], state: _Server) -> Any:
     async def call_tool(ctx: Any, params: Any) -> Any:
         result = await handler(ctx, params)
-        schema = schemas.get(params.name)
-        if schema is None or not isinstance(result, CallToolResult) or result.is_error:
+        if not isinstance(result, CallToolResult) or result.is_error:
+            return result
+        if params.name not in state.schemas:
+            await _list_first(server(), state, ctx)
+        schema = state.schemas.get(params.name)
+        if schema is None:
             return result
         return check(params.name, schema, result)
 
     return call_tool
+
+
+async def _list_first(server: Any, state: _Server, ctx: Any) -> None:
+    """Learns the tools from the server's own ``tools/list`` handler, for a tool called before any
+    listing: once per server; a call that comes while it runs waits for it."""
+    running = state.first_listing
+    if running is not None:
+        if not running.is_set():
+            await running.wait()
+        return
+    if server is None or not isinstance(ctx, ServerRequestContext):
+        return  # no context a handler could be given: checked once the server lists its tools
+    stock = stock_get_request_handler(server, "tools/list") if stock_get_request_handler else None
+    entry = get_request_handler(server, "tools/list")
+    if stock is None or entry is stock:
+        return  # no handler, or a framework's (not learned from when listing either)
+    state.first_listing = done = anyio.Event()
+    try:
+        raw = ctx.params.get("_meta") if isinstance(ctx.params, Mapping) else None
+        wire = None
+        if isinstance(raw, Mapping):
+            # The rest of _meta says who calls (2026-07-28 sends client info there); the progress token is the call's.
+            wire = {"_meta": {k: v for k, v in raw.items() if k != "progressToken"}}
+        params = entry.params_type.model_validate({} if wire is None else wire, by_name=False)
+        listing = dataclasses.replace(ctx, method="tools/list", params=wire, meta=getattr(params, "meta", None))
+        await entry.handler(listing, params)  # the wrapped handler learns its result
+    except anyio.get_cancelled_exc_class():
+        state.first_listing = None  # the call was cancelled, not the listing refused: a later call runs it
+        raise
+    except Exception:
+        # Never the call's failure: it is sent unchecked, as stock sends it, and the listing not run again.
+        logger.warning(
+            "The tools/list handler failed on listing the tools for a tools/call that came first; "
+            "results are not checked against output schemas until tools/list is answered",
+            exc_info=True,
+        )
+    finally:
+        done.set()
 
 
 def learn(schemas: dict[str, Any], tools: list[Any]) -> None:
