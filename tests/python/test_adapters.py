@@ -132,7 +132,7 @@ def test_install_patches_named_points_and_uninstall_restores_them_exactly(
 def test_options_choose_the_parts() -> None:
     before = _targets()
     report = adapters.install(server=False, transport=False)
-    assert report.patched == ["client-results", "client-validation"]
+    assert report.patched == ["client-results", "client-validation", "fastmcp-client-data"]
     assert "off       server-results" in str(report) and "(server=False)" in str(report)
     after = _targets()
     assert after[0] is before[0] and after[4] is before[4] and after[3] is not before[3]
@@ -184,7 +184,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
 
 def test_an_untested_fastmcp_leaves_mcp_patched(monkeypatch: pytest.MonkeyPatch, sdk_versions: dict[str, str]) -> None:
     _tested_with(monkeypatch, sdk_versions, "fastmcp", "fastmcp.tools.base:_serialize_to_jsonable", "4.9.0")
-    line = f"mcp {sdk_versions['mcp']}: 11 of 11 groups; fastmcp 4.9.0: 1 of 2 groups"
+    line = f"mcp {sdk_versions['mcp']}: 11 of 11 groups; fastmcp 4.9.0: 2 of 3 groups"
     with pytest.warns(RuntimeWarning, match=re.escape(line)):
         report = adapters.install()
     assert report.stock == ["fastmcp-results"]

@@ -22,7 +22,9 @@ Each patched attribute is checked to hold the function it should before it is re
   ``adapters.mcp_stdio_client`` and ``adapters.mcp1_stdio_client``); both Streamable
   HTTP server paths write responses natively and answer a malformed envelope with ``-32600``;
 - ``client``: ``ClientSession.validate_tool_result`` validates ``structuredContent`` with the
-  tool's output schema compiled once natively;
+  tool's output schema compiled once natively; fastmcp's ``Client`` builds a result's ``.data``
+  without the per-object default hooks of its output-schema types where they change nothing
+  (``adapters.fastmcp_client``);
 - ``server``: MCPServer and fastmcp write the text mirror of a tool's result natively (a dict,
   model, dataclass, list, tuple, str, number or bool: see ``adapters.mcp_server`` and
   ``adapters.fastmcp_server``), and the server runner sends such a result without validating
@@ -439,6 +441,38 @@ GROUPS: tuple[GroupSpec, ...] = (
             "fastmcp.server.server:_SchemaCacheLocalProvider",
             "fastmcp.utilities.versions:VersionSpec.matches",
             "fastmcp.utilities.versions:version_sort_key",
+        ),
+    ),
+    GroupSpec(
+        "fastmcp-client-data",
+        "fastmcp",
+        "client validation",
+        ("client",),
+        "fastmcp Client results: .data built from the output-schema type without its no-op default hooks",
+        (
+            Target(
+                "fastmcp.client.mixins.tools",
+                "json_schema_to_type_adapter",
+                "fastmcp_client",
+                "json_schema_to_type_adapter",
+                "stock_json_schema_to_type_adapter",
+                holds="fastmcp.utilities.json_schema_type:json_schema_to_type_adapter",
+            ),
+        ),
+        (
+            # The one caller: it validates structuredContent (or its "result") with the adapter.
+            "fastmcp.client.mixins.tools:_parse_call_tool_result",
+            "fastmcp.client.mixins.tools:_wrapped_result_schema",
+            # The types built from a schema, and the hook each dataclass carries.
+            "fastmcp.utilities.json_schema_type:json_schema_to_type_adapter",
+            "fastmcp.utilities.json_schema_type:_convert_normalized",
+            "fastmcp.utilities.json_schema_type:_convert_schema",
+            "fastmcp.utilities.json_schema_type:_get_from_type_handler",
+            "fastmcp.utilities.json_schema_type:_object_schema_to_type",
+            "fastmcp.utilities.json_schema_type:_create_dataclass",
+            "fastmcp.utilities.json_schema_type:_build_dataclass",
+            "fastmcp.utilities.json_schema_type:_build_pydantic_model",
+            "fastmcp.utilities.json_schema_type:_merge_defaults",
         ),
     ),
     # mcp 1.x, and fastmcp 2.x/3.x running on it (adapters/mcp1_*.py).
