@@ -36,6 +36,17 @@ worker gets 404 "Session not found".
 ``--quick`` (about 1.5 minutes): stateless JSON with 1 worker, both frameworks, 2-second
 windows, written to ``build/bench-http-quick/``. The full run (about 40 minutes on 2 shared cores) writes
 ``benchmarks/results/bench_http.json`` and ``docs/bench/bench_http.png``.
+
+With mcp 1.x installed (run with that venv's Python: the servers and the load run on
+``sys.executable``), the frameworks are mcp 1.x's FastMCP (``mcp.server.fastmcp``) and fastmcp if
+installed; stateless requests are 2025-era requests without a handshake, the load is ``wrk``
+alone (the SDK client load is mcp 2.x's ``Client``). ``--framework`` picks frameworks, ``--reps``
+and ``--seconds`` set the windows, and ``--log-level`` the servers' ``FASTMCP_LOG_LEVEL``
+(fastmcp's setting; ``http_app.py`` passes it to FastMCP 1.x's constructor, whose own default
+would override the variable; MCPServer logs at its default): WARNING unless asked, ``sdk`` for
+the SDK's default (INFO, through rich where it is installed).
+
+    .../venv/bin/python benchmarks/bench_http.py --quick --framework "FastMCP 1.x" --reps 2 --log-level sdk
 """
 
 # ruff: noqa: RUF001, RUF002 (speed-ups are written with the multiplication sign)
@@ -43,6 +54,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.metadata
+import importlib.util
 import json
 import os
 import signal
@@ -62,7 +75,13 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 import report  # noqa: E402
 
-FRAMEWORKS = {"MCPServer": "mcpserver", "fastmcp": "fastmcp"}
+# The mcp release line installed, whose frameworks are measured.
+MCP_LINE = int(importlib.metadata.version("mcp").split(".")[0])
+FRAMEWORKS = (
+    {"MCPServer": "mcpserver", "fastmcp": "fastmcp"}
+    if MCP_LINE >= 2
+    else {"FastMCP 1.x": "fastmcp1", **({"fastmcp": "fastmcp"} if importlib.util.find_spec("fastmcp") else {})}
+)
 CALLS = {"weather": "get_weather", "200 records": "list_records"}
 MODES = ("stock", "adapted")
 HANDSHAKE_VERSION = "2025-11-25"
@@ -72,6 +91,8 @@ MODERN_META = {
     "io.modelcontextprotocol/clientCapabilities": {},
 }
 WRK_CONNECTIONS = 32
+# The servers' FASTMCP_LOG_LEVEL (None: unset, the SDK's default); --log-level sets it.
+LOG_LEVEL: str | None = "WARNING"
 CLIENT_PROCESSES, CLIENTS_PER_PROCESS = 2, 16
 
 
@@ -88,9 +109,16 @@ class Config:
         )
 
 
-def configs(quick: bool) -> list[Config]:
+def modern(state: str) -> bool:
+    """Whether a stateless request is a 2026-07-28 one (mcp 2.x); mcp 1.x serves 2025-era requests
+    without a session when stateless."""
+    return state == "stateless" and MCP_LINE >= 2
+
+
+def configs(quick: bool, frameworks: list[str] | None = None) -> list[Config]:
+    frameworks = frameworks or list(FRAMEWORKS)
     if quick:
-        return [Config(fw, "json", "stateless", 1) for fw in FRAMEWORKS]
+        return [Config(fw, "json", "stateless", 1) for fw in frameworks]
     # 2 workers in stateless mode only (see above), and with JSON only: on the 2026-07-28 path an
     # SSE response that completes at once is sent as JSON, so the pair would add nothing.
     shapes = [
@@ -100,7 +128,7 @@ def configs(quick: bool) -> list[Config]:
         ("sse", "stateless", 1),
         ("sse", "stateful", 1),
     ]
-    return [Config(fw, *shape) for fw in FRAMEWORKS for shape in shapes]
+    return [Config(fw, *shape) for fw in frameworks for shape in shapes]
 
 
 # --- Servers ---------------------------------------------------------------------------------------
@@ -123,9 +151,11 @@ class Server:
             HTTP_APP=FRAMEWORKS[config.framework],
             HTTP_RESPONSE=config.response,
             HTTP_STATE=config.state,
-            FASTMCP_LOG_LEVEL="WARNING",
             FASTMCP_SHOW_CLI_BANNER="false",
         )
+        env.pop("FASTMCP_LOG_LEVEL", None)
+        if LOG_LEVEL is not None:
+            env["FASTMCP_LOG_LEVEL"] = LOG_LEVEL
         if mode == "adapted":
             env["MCP_NATIVE_ADAPTERS"] = "1"
         cmd = [
@@ -169,6 +199,17 @@ class Server:
         """User + system CPU seconds of the server's processes so far."""
         return sum(cpu_seconds(pid) for pid in self.pids())
 
+    def settle(self, timeout: float = 60) -> None:
+        """Wait until the server is idle (under 10% of a core over 0.25 s): the calls that the last
+        window's load left in flight are done, and their cost (mcp 1.26.0 logs a traceback for
+        each one whose client has gone, which can take seconds) is not counted in the next window."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            c0 = self.cpu()
+            time.sleep(0.25)
+            if self.cpu() - c0 <= 0.025:
+                return
+
     def stop(self) -> None:
         self.proc.send_signal(signal.SIGINT)
         try:
@@ -200,7 +241,7 @@ def headers(state: str, session: str | None = None) -> dict[str, str]:
     h = {
         "Content-Type": "application/json",
         "Accept": "application/json, text/event-stream",
-        "Mcp-Protocol-Version": MODERN_VERSION if state == "stateless" else HANDSHAKE_VERSION,
+        "Mcp-Protocol-Version": MODERN_VERSION if modern(state) else HANDSHAKE_VERSION,
     }
     if session:
         h["Mcp-Session-Id"] = session
@@ -209,7 +250,7 @@ def headers(state: str, session: str | None = None) -> dict[str, str]:
 
 def call_body(id_: str, tool: str, arguments: dict[str, Any], state: str) -> dict[str, Any]:
     params: dict[str, Any] = {"name": tool, "arguments": arguments}
-    if state == "stateless":
+    if modern(state):
         params["_meta"] = MODERN_META
     return {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": params}
 
@@ -750,18 +791,25 @@ def reliability() -> int:
 LOADS = {"wrk": run_wrk, "SDK clients": run_sdk}
 
 
-def measure(quick: bool, log: Any) -> list[dict[str, Any]]:
-    seconds, reps = (2.0, 1) if quick else (4.0, 2)
+def measure(
+    quick: bool, log: Any, frameworks: list[str] | None = None, reps: int | None = None, seconds: float | None = None
+) -> list[dict[str, Any]]:
+    default_seconds, default_reps = (2.0, 1) if quick else (4.0, 2)
+    seconds, reps = seconds or default_seconds, reps or default_reps
+    # The SDK client load is mcp 2.x's Client: on mcp 1.x, wrk's alone.
+    loads = LOADS if MCP_LINE >= 2 else {"wrk": run_wrk}
     rows = []
-    for config in configs(quick):
+    for config in configs(quick, frameworks):
         print(f"[{config.label()}] starting stock and adapted servers", flush=True)
         servers = {mode: Server(config, mode, log) for mode in MODES}
         try:
             for payload, tool in CALLS.items():
-                for load, run in LOADS.items():
+                for load, run in loads.items():
                     runs: dict[str, list[dict[str, Any]]] = {m: [] for m in MODES}
                     for r in range(reps):
                         for mode in MODES if r % 2 == 0 else MODES[::-1]:
+                            for server in servers.values():  # (the other one would take cores from it)
+                                server.settle()
                             runs[mode].append(run(servers[mode], tool, seconds))
                     rows.append(summarize(config, payload, load, runs))
                     print_row(rows[-1])
@@ -875,7 +923,9 @@ def chart(res: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def main(quick: bool) -> dict[str, Any]:
+def main(
+    quick: bool, frameworks: list[str] | None = None, reps: int | None = None, seconds: float | None = None
+) -> dict[str, Any]:
     out = ROOT / "build" / "bench-http-quick" if quick else HERE / "results"
     out.mkdir(parents=True, exist_ok=True)
     log_path = ROOT / "build" / f"bench-http{'-quick' * quick}-servers.log"  # not beside the published results
@@ -883,9 +933,10 @@ def main(quick: bool) -> dict[str, Any]:
     with open(log_path, "w") as log:
         print(f"bench_http: servers' logs in {log_path}", flush=True)
         print(TABLE_HEAD, flush=True)
-        rows = measure(quick, log)
+        rows = measure(quick, log, frameworks, reps, seconds)
     res = {
         **report.result("bench_http", "MCP over Streamable HTTP", [], quick, ["mcp", "fastmcp", "uvicorn"], ["wrk"]),
+        "log_level": LOG_LEVEL or "the SDK's default",
         "load": {
             "wrk": f"-t1 -c{WRK_CONNECTIONS}",
             "SDK clients": f"{CLIENT_PROCESSES} processes x {CLIENTS_PER_PROCESS}",
@@ -911,8 +962,17 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="a smoke run: about 1.5 minutes")
     ap.add_argument("--reliability", action="store_true", help="the fault scenarios and RSS over 20,000 calls")
+    ap.add_argument("--framework", action="append", choices=list(FRAMEWORKS), help="only this one (repeatable)")
+    ap.add_argument("--reps", type=int, help="windows per server and load, stock and adapted alternating")
+    ap.add_argument("--seconds", type=float, help="the length of each window")
+    ap.add_argument(
+        "--log-level",
+        default="WARNING",
+        help="the servers' FASTMCP_LOG_LEVEL (default WARNING); sdk: unset, the SDK's default (INFO)",
+    )
     args = ap.parse_args()
+    LOG_LEVEL = None if args.log_level.lower() == "sdk" else args.log_level.upper()
     if args.reliability:
         sys.exit(reliability())
-    res = main(args.quick)
+    res = main(args.quick, args.framework, args.reps, args.seconds)
     sys.exit(0 if all(r[m]["ok"] for r in res["rows"] for m in MODES) else 1)

@@ -2,11 +2,11 @@
 and ``tests/python/test_http_reliability.py``: an ASGI app for uvicorn or gunicorn, chosen by the
 environment.
 
-    HTTP_APP=mcpserver|fastmcp HTTP_RESPONSE=json|sse HTTP_STATE=stateful|stateless \\
+    HTTP_APP=mcpserver|fastmcp|fastmcp1 HTTP_RESPONSE=json|sse HTTP_STATE=stateful|stateless \\
         uvicorn --app-dir benchmarks http_app:app [--workers N]
 
 Stock as written; adapted with ``MCP_NATIVE_ADAPTERS=1`` in the environment (every worker). The
-MCP endpoint is ``/mcp``. Beside the example tools, ``ticking(steps)`` reports progress every
+MCP endpoint is ``/mcp``. ``fastmcp1`` is mcp 1.x's FastMCP (``mcp.server.fastmcp``). Beside the example tools, ``ticking(steps)`` reports progress every
 10 ms (a long SSE stream for a client to drop), and ``GET /stats`` answers with the worker's own
 pid, resident memory and number of asyncio tasks.
 """
@@ -71,5 +71,28 @@ elif FRAMEWORK == "mcpserver":
     mcpserver.tool(name="ticking")(ticking_mcp)
     mcpserver.custom_route("/stats", methods=["GET"])(stats)
     app = mcpserver.streamable_http_app(json_response=JSON_RESPONSE, stateless_http=STATELESS)
+elif FRAMEWORK == "fastmcp1":
+    from mcp.server.fastmcp import Context as Context1  # type: ignore[attr-defined,unused-ignore]
+    from mcp.server.fastmcp import FastMCP as FastMCP1  # type: ignore[attr-defined,unused-ignore]
+
+    # Its constructor passes its own default level (INFO) to its settings, over FASTMCP_LOG_LEVEL:
+    # the variable only reaches it as an argument.
+    level = os.environ.get("FASTMCP_LOG_LEVEL")
+    fastmcp1 = FastMCP1(
+        "weather", json_response=JSON_RESPONSE, stateless_http=STATELESS, **({"log_level": level} if level else {})
+    )
+
+    async def ticking_1x(steps: int, ctx: Context1) -> str:
+        """Progress every 10 ms, then "done"."""
+        for i in range(steps):
+            await ctx.report_progress(i + 1, steps)
+            await asyncio.sleep(0.01)
+        return "done"
+
+    for tool in TOOLS:
+        fastmcp1.tool()(tool)
+    fastmcp1.tool(name="ticking")(ticking_1x)
+    fastmcp1.custom_route("/stats", methods=["GET"])(stats)
+    app = fastmcp1.streamable_http_app()
 else:
-    raise SystemExit(f"HTTP_APP must be mcpserver or fastmcp, not {FRAMEWORK!r}")
+    raise SystemExit(f"HTTP_APP must be mcpserver, fastmcp or fastmcp1, not {FRAMEWORK!r}")

@@ -1,7 +1,8 @@
 """Streamable HTTP on the mcp 1.x line (group ``http-responses-1x``): a FastMCP 1.x server under
 uvicorn on 127.0.0.1, stock and adapted (``MCP_NATIVE_ADAPTERS=1``), as JSON responses and as
 SSE, stateless and with a session. Every answer must be the same bytes: status, content type and
-body (JSON), or each event's data (SSE).
+body (JSON), or each event's data (SSE). Group ``http-stateless-1x``: the initialization options
+the stateless path builds per request are stock's, the mcp version looked up once.
 
 These need ``mcp<2``: ``scripts/sdk-pairs`` runs them in its venvs of the 1.x line; with mcp 2.x
 installed they are skipped."""
@@ -9,6 +10,7 @@ installed they are skipped."""
 from __future__ import annotations
 
 import http.client
+import importlib
 import importlib.metadata
 import json
 import os
@@ -64,7 +66,8 @@ def fails() -> str:
 @server.custom_route("/probe", methods=["GET"])
 async def probe(request):
     writer = StreamableHTTPServerTransport._create_json_response
-    return JSONResponse({"writer": writer.__module__})
+    options = type(server._mcp_server).create_initialization_options
+    return JSONResponse({"writer": writer.__module__, "options": options.__module__})
 
 
 app = server.streamable_http_app()
@@ -155,8 +158,11 @@ def servers(
         served(uvicorn, tmp_path, env) as stock,
         served(uvicorn, tmp_path, {**env, adapters.ENVIRONMENT: "1"}) as adapted,
     ):
-        assert probe(stock) == {"writer": "mcp.server.streamable_http"}
-        assert probe(adapted) == {"writer": "mcp_native.adapters.http"}
+        assert probe(stock) == {"writer": "mcp.server.streamable_http", "options": "mcp.server.lowlevel.server"}
+        assert probe(adapted) == {
+            "writer": "mcp_native.adapters.http",
+            "options": "mcp_native.adapters.mcp1_init_options",
+        }
         clients = Client(stock), Client(adapted)
         if state == "session":
             for client in clients:
@@ -185,3 +191,121 @@ def test_the_initialize_answers_match(servers: tuple[Client, Client]) -> None:
     message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT}
     a, b = Client(stock.port).post(message), Client(adapted.port).post(message)
     assert a == b and a[0] == 200
+
+
+# --- http-stateless-1x: Server.create_initialization_options ----------------------------------------
+
+
+def _servers() -> list[tuple[str, Any]]:
+    """Servers whose options are compared: FastMCP 1.x's low-level server (no version: the mcp
+    version is looked up), low-level ones with and without their own fields, and fastmcp's (which
+    overrides the method and calls stock's) where fastmcp 2.x/3.x is installed."""
+    from mcp.server.lowlevel.server import Server
+
+    # mcp 1.x's FastMCP (mypy checks the tests against mcp 2.x, which has none).
+    fastmcp1: Any = importlib.import_module("mcp.server.fastmcp").FastMCP("weather", instructions="Ask for a city.")
+    if str(ROOT / "examples") not in sys.path:
+        sys.path.insert(0, str(ROOT / "examples"))
+    for tool in importlib.import_module("payloads").TOOLS:
+        fastmcp1.tool()(tool)
+    bare: Any = Server("bare")
+    full: Any = Server("full", version="9.9.9", instructions="hi", website_url="https://example.com")
+
+    @full.list_tools()  # type: ignore[untyped-decorator]
+    async def list_tools() -> list[Any]:
+        return []
+
+    servers = [("FastMCP 1.x", fastmcp1._mcp_server), ("Server(name)", bare), ("Server with fields", full)]
+    try:
+        fastmcp_version = importlib.metadata.version("fastmcp")
+    except importlib.metadata.PackageNotFoundError:
+        fastmcp_version = ""
+    if fastmcp_version.startswith(("2.", "3.")):
+        import fastmcp
+
+        servers.append(("fastmcp", fastmcp.FastMCP("weather")._mcp_server))
+    return servers
+
+
+def _options(server: Any) -> list[Any]:
+    """The options with the defaults, and with notification options and experimental capabilities."""
+    from mcp.server.lowlevel.server import NotificationOptions
+
+    return [
+        server.create_initialization_options(),
+        server.create_initialization_options(
+            NotificationOptions(tools_changed=True, resources_changed=True), {"x": {"on": True}}
+        ),
+    ]
+
+
+@pytest.mark.usefixtures("adapters_restored")
+def test_initialization_options_are_stocks() -> None:
+    from mcp.server.lowlevel.server import Server
+
+    from mcp_native.adapters import mcp1_init_options
+
+    server: Any = Server
+    original = server.create_initialization_options
+    servers = _servers()
+    stock = {name: _options(s) for name, s in servers}
+    rep = adapters.install(strict=True)
+    assert "http-stateless-1x" in rep.patched
+    assert server.create_initialization_options is mcp1_init_options.create_initialization_options
+    for name, s in servers:
+        adapted = _options(s)
+        assert [type(o) for o in adapted] == [type(o) for o in stock[name]], name
+        assert [o.model_dump() for o in adapted] == [o.model_dump() for o in stock[name]], name
+        assert adapted[0] is not s.create_initialization_options()  # a new object each call, as stock
+    version = importlib.metadata.version("mcp")
+    assert stock["FastMCP 1.x"][0].server_version == version
+    assert stock["Server with fields"][0].server_version == "9.9.9"
+    adapters.uninstall()
+    assert server.create_initialization_options is original
+
+
+@pytest.mark.usefixtures("adapters_restored")
+def test_the_version_is_looked_up_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp.server.lowlevel.server import Server
+
+    from mcp_native.adapters import mcp1_init_options
+
+    lookups: list[str] = []
+    real = importlib.metadata.version
+
+    def version(package: str) -> str:
+        lookups.append(package)
+        return real(package)
+
+    adapters.install(strict=True)  # (which reads the SDKs' versions itself)
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    monkeypatch.setattr(mcp1_init_options, "_versions", {})
+    server: Any = Server("bare")
+    for _ in range(50):
+        assert server.create_initialization_options().server_version == real("mcp")
+    assert lookups == ["mcp"]
+    adapters.uninstall()
+    lookups.clear()
+    for _ in range(50):
+        assert server.create_initialization_options().server_version == real("mcp")
+    assert lookups == ["mcp"] * 50  # stock: once per call
+
+
+@pytest.mark.usefixtures("adapters_restored")
+def test_a_failing_lookup_gives_stocks_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp.server.lowlevel.server import Server
+
+    from mcp_native.adapters import mcp1_init_options
+
+    def version(package: str) -> str:
+        raise importlib.metadata.PackageNotFoundError(package)
+
+    adapters.install(strict=True)  # (which reads the SDKs' versions itself)
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    monkeypatch.setattr(mcp1_init_options, "_versions", {})
+    server: Any = Server("bare")
+    adapted = server.create_initialization_options()
+    adapters.uninstall()
+    stock = server.create_initialization_options()
+    assert stock.server_version == adapted.server_version == "unknown"
+    assert adapted.model_dump() == stock.model_dump()

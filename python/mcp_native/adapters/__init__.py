@@ -625,6 +625,31 @@ GROUPS: tuple[GroupSpec, ...] = (
         settings=("mode",),
         line=1,
     ),
+    GroupSpec(
+        "http-stateless-1x",
+        "mcp",
+        "HTTP",
+        # A method of the low-level Server (as lowlevel-validation-1x), whatever transport calls it.
+        ("server",),
+        "Server.create_initialization_options: the mcp version looked up once, not per stateless request",
+        (
+            Target(
+                _LOWLEVEL,
+                "Server.create_initialization_options",
+                "mcp1_init_options",
+                "create_initialization_options",
+            ),
+        ),
+        (
+            # What the options are built of: the server's fields, its capabilities, the models.
+            f"{_LOWLEVEL}:Server.__init__",
+            f"{_LOWLEVEL}:Server.get_capabilities",
+            f"{_LOWLEVEL}:NotificationOptions",
+            f"{_LOWLEVEL}:InitializationOptions",
+            "mcp.server.models:InitializationOptions",
+        ),
+        line=1,
+    ),
     # azure-functions' MCP tool trigger: one patch, proven on each release line (1.x for Python
     # up to 3.12, 2.x from 3.13).
     *(
