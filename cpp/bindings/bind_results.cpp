@@ -19,6 +19,7 @@ namespace {
 
 using schema::Node;
 
+// Interned names: set once by bind_results at import, then only read (safe from any thread).
 PyObject* g_type_key;  // interned "type"
 PyObject* g_is_valid;  // interned "is_valid"
 
@@ -220,12 +221,14 @@ bool check_content(PyObject* content) {
 // The native part of mcp_native.Tool. encode_response is a method of it, not a callable bound
 // to the tool, so that a call costs what a call of a built-in method costs: through a
 // functools.partial it took ~14 ns more, a tenth of the time of a small result.
+// `check` is set by __init__ (once, when mcp_native.Tool builds its writer) and only read by the
+// encoders after that: sharing a writer between threads is safe, re-initializing one in use is not.
 struct ResponseWriter {
   PyObject_HEAD PyObject* check;  // the Validator of the output schema, None, or null before __init__
   bool any_structured;            // structuredContent may be any JSON value, and results carry resultType
 };
 
-PyObject* g_encode_invalid;  // interned "_encode_invalid"
+PyObject* g_encode_invalid;  // interned "_encode_invalid" (set at import, then only read)
 
 int writer_init(PyObject* self, PyObject* args, PyObject* kwargs) {
   static const char* names[] = {"check", "protocol_version", nullptr};
@@ -389,7 +392,8 @@ PyObject* mcp_tool_result(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 }
 
 // The state pydantic keeps on a model instance, what its __copy__ copies: interned "__dict__",
-// "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__".
+// "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__". Set once at import,
+// then only read.
 PyObject* g_model_state[4];
 
 // One copy of a model whose state is `dict`, `fields_set` and `extra`, with `field` set to

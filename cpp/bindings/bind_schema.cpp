@@ -268,6 +268,8 @@ class NoGil {
   std::optional<py::gil_scoped_release> release_;
 };
 
+// Shared freely between threads: program_ and keys_ are immutable after construction, and each
+// call has its own evaluator, counters and (per thread) parser.
 class SchemaValidator {
  public:
   SchemaValidator(py::handle schema, std::optional<py::str> dialect, bool formats, std::optional<py::dict> registry,
@@ -422,10 +424,20 @@ class SchemaValidator {
   // instead: the caller runs no Python code before it is done with the document, and a
   // thread-local lookup is a library call (__tls_get_addr) in a shared module.
   Parsed parse(const Source& src, bool verdict = false) const {
-    static Scratch shared;
+    // `mine` is per thread: a parser is never used by two threads at once, and only this
+    // thread's next parse replaces its document.
     thread_local Scratch mine;
-    std::string_view doc = src.text();
+#ifndef Py_GIL_DISABLED
+    // `shared` is guarded by the GIL: used only while it stays held (NoGil::holds), and done with
+    // before any Python code can run.
+    static Scratch shared;
     Scratch& scratch = verdict && NoGil::holds(src) ? shared : mine;
+#else
+    // No GIL to guard a shared parser: every thread parses with its own.
+    (void)verdict;
+    Scratch& scratch = mine;
+#endif
+    std::string_view doc = src.text();
     simdjson::dom::parser& parser = scratch.parser;
     // The document may nest as deep as a Python value can (or as max_instance_depth, if more):
     // max_instance_depth applies where validation descends, as on Python objects, not to parts
@@ -498,7 +510,7 @@ PyObject* fast_is_valid(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
   return nullptr;
 }
 
-PyTypeObject* g_validator_type;  // SchemaValidator, set by bind_schema
+PyTypeObject* g_validator_type;  // SchemaValidator: set once by bind_schema at import, then only read
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include "mcp_native/mcp/jsonrpc.hpp"
 #include "mcp_native/mcp/sse.hpp"
 #include "mcp_native/util/utf8.hpp"
+#include "per_thread.hpp"
 #include "py_args.hpp"
 #include "py_json.hpp"
 
@@ -29,6 +30,8 @@ struct MessageTypes {
   PyTypeObject* error_response = nullptr;
   PyTypeObject* invalid = nullptr;
 };
+// Set once by _jsonrpc_set_types when mcp_native.jsonrpc is imported (before any decoder exists),
+// then only read.
 MessageTypes g_types;
 
 PyObject* id_to_py(const rpc::RequestId& id) {
@@ -231,6 +234,8 @@ class BytesArg {
   Py_buffer view_;
 };
 
+// Not shared while in use: decoder_ refuses a second caller meanwhile (InUseError, raised as
+// RuntimeError), and methods_ is touched only from decoder_'s sink, inside that guard.
 class PyDecoder {
  public:
   PyDecoder(const py::int_& max_message_bytes, const py::str& protocol_version)
@@ -309,12 +314,19 @@ PyTypeObject* checked_tuple_type(py::handle t, const char* name, Py_ssize_t arit
 // ---------------------------------------------------------------------------------------------
 // SSE: the decoder builds mcp_native.sse.Event named tuples.
 
+// Set once by _sse_set_types when mcp_native.sse is imported (before any decoder exists), then
+// only read.
 PyTypeObject* g_event_type = nullptr;
 
+// Not shared while in use: the list being filled and the field caches are the decoder's, so every
+// method holds in_use_ (a second caller meanwhile, from another thread or from a finalizer the
+// GC runs mid-feed, gets RuntimeError instead of another call's events). The wrapped
+// jsonrpc::Decoder of PyDecoder guards itself the same way.
 class PySseDecoder final : public mcp_native::sse::EventSink {
  public:
   py::list feed(py::handle chunk) {
     if (!g_event_type) throw py::type_error("mcp_native.sse is not initialised");
+    mcp_native::UseFlag::Scope in_use(in_use_, "this sse.Decoder");
     BytesArg bytes(chunk.ptr(), "the chunk given to feed()");
     list_ = py::reinterpret_steal<py::object>(PyList_New(0));
     if (!list_) throw py::error_already_set();
@@ -322,11 +334,18 @@ class PySseDecoder final : public mcp_native::sse::EventSink {
     return py::reinterpret_steal<py::list>(list_.release());
   }
   py::list close() {
+    mcp_native::UseFlag::Scope in_use(in_use_, "this sse.Decoder");
     decoder_.close();
     return py::list();
   }
-  py::object last_event_id() { return steal(id_.get(decoder_.last_event_id(), false)); }
-  py::object retry() { return steal(retry_.get(decoder_.retry_digits(), true)); }
+  py::object last_event_id() {
+    mcp_native::UseFlag::Scope in_use(in_use_, "this sse.Decoder");
+    return steal(id_.get(decoder_.last_event_id(), false));
+  }
+  py::object retry() {
+    mcp_native::UseFlag::Scope in_use(in_use_, "this sse.Decoder");
+    return steal(retry_.get(decoder_.retry_digits(), true));
+  }
 
   void on_event(const mcp_native::sse::Event& e) override {
     PyObject* ev = make_tuple(
@@ -347,6 +366,7 @@ class PySseDecoder final : public mcp_native::sse::EventSink {
   mcp_native::sse::Decoder decoder_;
   py::object list_;
   CachedText type_, id_, retry_;
+  mcp_native::UseFlag in_use_;  // held by every method: one caller at a time
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -520,7 +540,10 @@ PyObject* encode_error(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
   });
 }
 
-std::string* g_event_buf;  // reused between calls (encode_event runs no Python code meanwhile)
+// Reused between calls of one thread (encode_event runs no Python code meanwhile): per thread, so
+// no two threads write into one buffer, with or without a GIL.
+struct EventBuffer : std::string {};
+using ThreadEventBuffer = PerThread<EventBuffer>;
 
 PyObject* encode_event(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   namespace sse = mcp_native::sse;
@@ -566,8 +589,9 @@ PyObject* encode_event(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
       }
       retry_digits = std::to_string(v);
     }
-    if (g_event_buf == nullptr) g_event_buf = new std::string();
-    std::string& out = *g_event_buf;
+    std::string* buf = ThreadEventBuffer::get();
+    if (buf == nullptr) return PyErr_NoMemory();
+    std::string& out = *buf;
     out.clear();
     sse::write_event(out, data.view(), event, has_id ? &id : nullptr, retry_digits);
     PyObject* result = PyBytes_FromStringAndSize(out.data(), static_cast<Py_ssize_t>(out.size()));

@@ -2,6 +2,7 @@
 #include "py_json.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "mcp_native/json/padded.hpp"
 #include "mcp_native/json/syntax.hpp"
 #include "mcp_native/json/tape.hpp"
+#include "per_thread.hpp"
 #include "py_args.hpp"
 #include "py_dumper.hpp"
 
@@ -132,7 +134,17 @@ PyObject* make_str(std::string_view sv) {
 // small direct-mapped cache, so they are allocated and hashed once.
 constexpr std::size_t kKeyCacheSize = 1024;
 constexpr std::size_t kMaxCachedKey = 64;
+#ifndef Py_GIL_DISABLED
+// Shared by all threads: guarded by the GIL (make_key runs with it held, and runs no Python code
+// between reading a slot and replacing it). Holds references, so it cannot be per thread
+// without a thread-exit hook that releases them with the interpreter attached.
 PyObject* g_key_cache[kKeyCacheSize];
+#define MCP_NATIVE_KEY_CACHE 1
+#else
+// Free-threaded build: no shared cache (slots would be replaced under readers); every key is a
+// new str. A per-thread cache owned by the thread state is the faster design still to do.
+#define MCP_NATIVE_KEY_CACHE 0
+#endif
 
 // The slot of a key, from its length and its first and last bytes (read by overlapping loads of
 // a fixed size: a memcpy of n bytes into a word is a call and a stalled reload).
@@ -174,6 +186,9 @@ bool same_bytes(const char* a, const char* b, std::size_t n) {
 }
 
 PyObject* make_key(std::string_view s) {
+#if !MCP_NATIVE_KEY_CACHE
+  return make_str(s);
+#else
   if (s.size() > kMaxCachedKey || !is_ascii(s.data(), s.size())) return make_str(s);
   PyObject*& slot = g_key_cache[key_slot(s)];
   if (slot != nullptr && static_cast<std::size_t>(PyUnicode_GET_LENGTH(slot)) == s.size() &&
@@ -190,6 +205,7 @@ PyObject* make_key(std::string_view s) {
   Py_XSETREF(slot, u);
   Py_INCREF(u);
   return u;
+#endif
 }
 
 // d[k] = v, taking both references (either may be null after a failure). On failure d is
@@ -286,7 +302,7 @@ class TapeBuilder {
   const std::uint8_t* strings_;
 };
 
-// A parser and its padded input buffer, reused while the GIL is held. `busy` guards against
+// A parser and its padded input buffer, reused by the calls of one thread. `busy` guards against
 // re-entry: object allocation can run a garbage collection, whose finalizers may call loads.
 struct Parser {
   simdjson::dom::parser parser;
@@ -300,19 +316,29 @@ struct Parser {
     if (text.release_if_big()) parser = simdjson::dom::parser();  // its capacity followed the text's
   }
 };
-Parser* g_parser;
+// The calling thread's parser: per thread (no two threads parse into one parser, with or without
+// a GIL); pure C++ memory, freed when the thread ends.
+using ThreadParser = PerThread<Parser>;
 
-PyObject* g_decode_error;  // mcp_native.errors.JSONDecodeError
-PyObject* g_json_loads;    // json.loads, for what simdjson cannot represent
+std::atomic<PyObject*> g_decode_error;  // mcp_native.errors.JSONDecodeError
+std::atomic<PyObject*> g_json_loads;    // json.loads, for what simdjson cannot represent
 
-PyObject* cached_attr(PyObject*& slot, const char* module, const char* name) {
-  if (slot == nullptr) {
-    PyObject* m = PyImport_ImportModule(module);
-    if (m == nullptr) return nullptr;
-    slot = PyObject_GetAttrString(m, name);
-    Py_DECREF(m);
+// Looked up once, on the error paths only. Atomic: two threads may both look it up (harmless, the
+// same object); the loser drops its reference, and a published object is never replaced.
+PyObject* cached_attr(std::atomic<PyObject*>& slot, const char* module, const char* name) {
+  PyObject* v = slot.load(std::memory_order_acquire);
+  if (v != nullptr) return v;
+  PyObject* m = PyImport_ImportModule(module);
+  if (m == nullptr) return nullptr;
+  v = PyObject_GetAttrString(m, name);
+  Py_DECREF(m);
+  if (v == nullptr) return nullptr;
+  PyObject* expected = nullptr;
+  if (!slot.compare_exchange_strong(expected, v, std::memory_order_acq_rel)) {
+    Py_DECREF(v);
+    return expected;
   }
-  return slot;
+  return v;
 }
 
 void raise_at(const char* msg, std::string_view doc, std::size_t offset) {
@@ -384,10 +410,9 @@ void raise_decode_error(simdjson::error_code err, std::string_view doc) {
 }
 
 PyObject* parse_to_py(std::string_view doc) {
-  if (g_parser == nullptr) g_parser = new (std::nothrow) Parser();
   // Re-entered (see Parser::busy): use a parser of our own.
   std::unique_ptr<Parser> own;
-  Parser* p = g_parser;
+  Parser* p = ThreadParser::get();
   if (p == nullptr || p->busy) {
     own.reset(new (std::nothrow) Parser());
     if (own == nullptr) return PyErr_NoMemory();
@@ -414,16 +439,13 @@ PyObject* parse_to_py(std::string_view doc) {
   return result;
 }
 
-namespace {
-// The size the next text that outgrows the scratch buffer starts its bytes object at: the room
-// the last such text ended with, so that a text like it never grows the object again.
-std::size_t g_room_hint;
-}  // namespace
-
 char* BytesOut::grow(char* buf, std::size_t len, std::size_t need, std::size_t& cap) {
   max_need_ = std::max(max_need_, need);
   if (bytes_ == nullptr) {
-    const std::size_t size = std::max({need, 2 * cap, g_room_hint, std::size_t{256}});
+    // The size the next text that outgrows the scratch buffer starts its bytes object at: the room
+    // the last such text of this thread ended with, so that a text like it never grows the object
+    // again.
+    const std::size_t size = std::max({need, 2 * cap, state_->room_hint, std::size_t{256}});
     bytes_ = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size));
     if (bytes_ == nullptr) throw std::bad_alloc();
     if (len != 0) std::memcpy(PyBytes_AS_STRING(bytes_), buf, len);
@@ -441,7 +463,7 @@ PyObject* BytesOut::finish_grown(const JsonWriter& w) {
   // asks for depends on where it starts growing: keep the room this text ended with, unless it
   // used less than half of it (it started from a bigger text's hint): then what it asked for.
   const std::size_t cap = w.capacity();
-  g_room_hint = 2 * w.size() >= cap ? cap : std::max(w.size(), max_need_);
+  state_->room_hint = 2 * w.size() >= cap ? cap : std::max(w.size(), max_need_);
   // Shrinking reallocates in place (glibc splits the block, or unmaps the tail of a mapped one).
   if (_PyBytes_Resize(&bytes_, static_cast<Py_ssize_t>(w.size())) < 0) return nullptr;
   return std::exchange(bytes_, nullptr);

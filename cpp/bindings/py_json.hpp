@@ -35,32 +35,41 @@ void raise_decode_error(simdjson::error_code err, std::string_view doc);
 
 /// Parse a whole UTF-8 document into Python objects, exactly as mcp_native.loads does
 /// (including integers beyond 64 bits). Returns a new reference, or nullptr with
-/// mcp_native.JSONDecodeError set. Uses the module's shared parser: call with the GIL held.
+/// mcp_native.JSONDecodeError set. Uses the calling thread's parser: call with the GIL held (or,
+/// in a free-threaded build, attached to the interpreter).
 PyObject* parse_to_py(std::string_view doc);
 
 namespace detail {
 inline constexpr std::size_t kScratchBytes = 4096;
-inline char g_scratch[kScratchBytes];  // BytesOut's first buffer, reused between calls
-inline bool g_scratch_busy;            // set while a BytesOut holds it
+// BytesOut's first buffer, reused between calls, with what sizes the next text that outgrows it.
+struct WriteScratch {
+  char buf[kScratchBytes] = {};
+  bool busy = false;          // set while a BytesOut holds buf
+  std::size_t room_hint = 0;  // see BytesOut::finish_grown
+};
+// Per thread: no two threads ever write into one buffer, with or without a GIL (one lookup per
+// BytesOut, which keeps the pointer).
+inline thread_local constinit WriteScratch g_write_scratch;
 }  // namespace detail
 
 /// The storage of the writer behind write_bytes(): a scratch buffer reused between calls first,
 /// then, once the text outgrows it, the bytes object to be returned, grown in place (its text
 /// follows the object header, so the object is reallocated as a whole). Short texts are copied
 /// into an exact-size bytes object at the end (cheaper than shrinking a small over-allocated
-/// one); longer ones never are. Use with the GIL held.
+/// one); longer ones never are. Use with the GIL held (the scratch buffer is the calling
+/// thread's, so a free-threaded build needs no GIL for it).
 class BytesOut final : public WriterStorage {
  public:
-  /// Takes the scratch buffer unless a call up the stack holds it.
-  BytesOut() noexcept {
-    if (!detail::g_scratch_busy) {
-      scratch_ = detail::g_scratch;
-      detail::g_scratch_busy = true;
+  /// Takes the thread's scratch buffer unless a call up the stack holds it.
+  BytesOut() noexcept : state_(&detail::g_write_scratch) {
+    if (!state_->busy) {
+      scratch_ = state_->buf;
+      state_->busy = true;
     }
   }
   /// Gives the scratch buffer back; drops a bytes object not handed out.
   ~BytesOut() {
-    if (scratch_ != nullptr) detail::g_scratch_busy = false;
+    if (scratch_ != nullptr) state_->busy = false;
     Py_XDECREF(bytes_);
   }
   BytesOut(const BytesOut&) = delete;
@@ -79,6 +88,7 @@ class BytesOut final : public WriterStorage {
  private:
   PyObject* finish_grown(const JsonWriter& w);
 
+  detail::WriteScratch* state_;  // the calling thread's
   char* scratch_ = nullptr;
   PyObject* bytes_ = nullptr;  // set once the text outgrows the scratch buffer
   std::size_t max_need_ = 0;   // the most room the writer asked for (from grow)

@@ -138,6 +138,7 @@ void Decoder::append(const char* data, std::size_t n) {
 }
 
 void Decoder::feed(std::string_view chunk, MessageSink& sink) {
+  UseFlag::Scope in_use(in_use_, "this jsonrpc::Decoder");
   const char* p = chunk.data();
   const char* const end = p + chunk.size();
   while (p < end) {
@@ -192,6 +193,7 @@ void Decoder::feed(std::string_view chunk, MessageSink& sink) {
 }
 
 void Decoder::close(MessageSink& sink) {
+  UseFlag::Scope in_use(in_use_, "this jsonrpc::Decoder");
   const bool had_line = len_ > 0 && !skipping_;
   skipping_ = false;
   if (had_line) decode_line(sink);

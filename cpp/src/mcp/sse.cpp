@@ -51,6 +51,7 @@ void write_event(std::string& out, std::string_view data, std::string_view event
 }
 
 void Decoder::feed(std::string_view chunk, EventSink& sink) {
+  UseFlag::Scope in_use(in_use_, "this sse::Decoder");
   const char* p = chunk.data();
   const char* const end = p + chunk.size();
   if (at_start_) {
@@ -98,7 +99,8 @@ void Decoder::feed(std::string_view chunk, EventSink& sink) {
   }
 }
 
-void Decoder::close() noexcept {
+void Decoder::close() {
+  UseFlag::Scope in_use(in_use_, "this sse::Decoder");
   pending_.clear();
   bom_seen_ = 0;
   at_start_ = true;

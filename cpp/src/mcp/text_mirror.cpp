@@ -1,5 +1,6 @@
 #include "mcp_native/mcp/text_mirror.hpp"
 
+#include <atomic>
 #include <cstdint>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -98,7 +99,9 @@ Kernel best_kernel() {
   return f != nullptr ? f : escape_bytes;
 }
 
-Kernel g_kernel = best_kernel();
+// Process-wide, switched by use_mirror_kernel() while other threads may escape: atomic (a relaxed
+// load is a plain load on x86, nothing on the hot path), and every kernel writes the same bytes.
+std::atomic<Kernel> g_kernel{best_kernel()};
 
 }  // namespace
 
@@ -109,13 +112,13 @@ void append_escaped_copy(JsonWriter& w, std::size_t start, std::size_t end) {
   // blocks, up to 15 bytes past `end`: inside the reserved room.
   char* const out0 = w.extend(2 * n + 32);  // may move the buffer: take the source after it
   const auto* s = reinterpret_cast<const unsigned char*>(w.data() + start);
-  char* const out = g_kernel(s, n, out0);
+  char* const out = g_kernel.load(std::memory_order_relaxed)(s, n, out0);
   w.commit(static_cast<std::size_t>(out - out0));
 }
 
 bool use_mirror_kernel(MirrorKernel k) {
   Kernel f = kernel_for(k);
-  if (f != nullptr) g_kernel = f;
+  if (f != nullptr) g_kernel.store(f, std::memory_order_relaxed);
   return f != nullptr;
 }
 

@@ -53,15 +53,17 @@ std::shared_ptr<const Program> compile_unchecked(Json schema, const Options& opt
 }
 
 const Program& metaschema_program(Dialect d) {
+  // Locked (cold: once per compile): a slot is filled once under `mu` and never replaced, so the
+  // Program returned is immutable and read by any thread after the lock is gone.
   static std::mutex mu;
   static std::shared_ptr<const Program> cache[5];
   std::lock_guard<std::mutex> lock(mu);
   auto& slot = cache[(int)d];
   if (!slot) {
-    static const char* uris[] = {"http://json-schema.org/draft-04/schema", "http://json-schema.org/draft-06/schema",
-                                 "http://json-schema.org/draft-07/schema",
-                                 "https://json-schema.org/draft/2019-09/schema",
-                                 "https://json-schema.org/draft/2020-12/schema"};
+    static const char* const uris[] = {
+        "http://json-schema.org/draft-04/schema", "http://json-schema.org/draft-06/schema",
+        "http://json-schema.org/draft-07/schema", "https://json-schema.org/draft/2019-09/schema",
+        "https://json-schema.org/draft/2020-12/schema"};
     for (auto& [uri, text] : metaschemas()) {
       if (uri == uris[(int)d]) {
         Options o;

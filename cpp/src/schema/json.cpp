@@ -154,6 +154,7 @@ bool dialect_from_name(std::string_view name, Dialect& out) {
   std::string n(name);
   if (!n.empty() && n.back() == '#') n.pop_back();
   if (n.rfind("https://", 0) == 0) n.erase(4, 1);  // http and https name the same dialect
+  // Immutable, initialized once (a C++11 static: thread-safe), then only read.
   static const std::pair<const char*, Dialect> table[] = {
       {"http://json-schema.org/draft-04/schema", Dialect::Draft4},
       {"http://json-schema.org/draft-06/schema", Dialect::Draft6},

@@ -9,6 +9,7 @@ namespace mcp_native::schema {
 namespace {
 
 bool is_validation_kw(std::string_view k) {
+  // Immutable, initialized once (a C++11 static: thread-safe), then only read.
   static const std::unordered_set<std::string_view> v = {"type",          "enum",
                                                          "const",         "multipleOf",
                                                          "maximum",       "exclusiveMaximum",

@@ -68,6 +68,7 @@ std::string wanted_type(const Json& type) {
 
 // What a keyword's value must be, where its type or its lower bound is what failed.
 const char* keyword_wants(std::string_view kw) {
+  // Immutable, initialized once (a C++11 static: thread-safe), then only read.
   static const std::pair<std::string_view, const char*> table[] = {
       {"required", "an array of property names"},
       {"enum", "an array of the allowed values"},
@@ -97,6 +98,7 @@ const char* keyword_wants(std::string_view kw) {
 }
 
 const std::set<std::string, std::less<>>& type_names() {
+  // Immutable, initialized once (a C++11 static: thread-safe), then only read.
   static const std::set<std::string, std::less<>> names = {"array",  "boolean", "integer", "null",
                                                            "number", "object",  "string"};
   return names;

@@ -4,6 +4,7 @@
 namespace mcp_native::schema {
 
 const std::vector<std::pair<std::string_view, std::string_view>>& metaschemas() {
+  // Immutable, initialized once (a C++11 static: thread-safe), then only read.
   static const std::vector<std::pair<std::string_view, std::string_view>>
       docs =
           {

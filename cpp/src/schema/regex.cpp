@@ -152,7 +152,7 @@ void append_literal(std::string& out, uint32_t c) {
   if (is_alnum(c) || c >= 0x80) {
     utf8::append(out, c);
   } else {
-    static const char* hex = "0123456789abcdef";
+    static const char* const hex = "0123456789abcdef";  // immutable: safe from any thread
     out += "\\x{";
     out += hex[c >> 4];
     out += hex[c & 15];
@@ -737,7 +737,7 @@ bool Regex::search(std::string_view subject) const {
     case Impl::Kind::Exact: return subject == impl.literal;
     case Impl::Kind::Pcre2: break;
   }
-  thread_local ThreadMatchState state;
+  thread_local ThreadMatchState state;  // per thread: match data and JIT stack are never shared
   auto* s = reinterpret_cast<PCRE2_SPTR>(subject.data() ? subject.data() : "");
   int rc = impl.jit ? pcre2_jit_match(impl.code, s, subject.size(), 0, 0, state.data, state.context)
                     : pcre2_match(impl.code, s, subject.size(), 0, PCRE2_NO_UTF_CHECK, state.data, state.context);

@@ -14,6 +14,7 @@
 
 #include "mcp_native/json/tape.hpp"
 #include "mcp_native/mcp/protocol.hpp"
+#include "mcp_native/util/in_use.hpp"
 
 namespace mcp_native::jsonrpc {
 
@@ -100,6 +101,11 @@ void write_error_response(std::string& out, ProtocolVersion version, const Reque
 /// dropped); blank lines are skipped. A line that arrives whole within a chunk is parsed where it
 /// is; a line split over chunks is gathered once into a reusable padded buffer and parsed there,
 /// so a message split over many chunks costs about as much as one fed whole.
+///
+/// Threads: a decoder holds one stream's state (its buffered line, its parser) and serves one
+/// call at a time. Different decoders run in parallel freely; one decoder may pass from thread to
+/// thread between calls, but feed() or close() entered while another call on it is running (from
+/// another thread, or from the sink of that call) throws InUseError instead of corrupting it.
 class Decoder {
  public:
   /// `max_message_bytes` bounds the length of a line (without its line ending); longer lines
@@ -107,7 +113,8 @@ class Decoder {
   /// bytes are skipped up to the next newline without being buffered.
   Decoder(std::size_t max_message_bytes, ProtocolVersion version);
 
-  /// Decodes every complete line in `chunk` (plus the buffered start of the first one).
+  /// Decodes every complete line in `chunk` (plus the buffered start of the first one). Throws
+  /// InUseError when the decoder is already in use (see the class comment).
   void feed(std::string_view chunk, MessageSink& sink);
   /// Ends the stream: decodes a last line that had no newline, then resets the decoder.
   void close(MessageSink& sink);
@@ -146,6 +153,7 @@ class Decoder {
   std::vector<char> placeholders_;   // a copy of the line parsed when the line itself cannot be
   std::vector<MemberSpan> members_;  // of that line's top-level object
   bool exact_ = true;                // false while classifying such a copy
+  UseFlag in_use_;                   // set during feed() and close(): one caller at a time
 };
 
 }  // namespace mcp_native::jsonrpc

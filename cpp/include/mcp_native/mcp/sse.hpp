@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "mcp_native/util/in_use.hpp"
+
 namespace mcp_native::sse {
 
 /// True if `s` contains "\r" or "\n" (not allowed in an event name or id).
@@ -41,13 +43,19 @@ class EventSink {
 };
 
 /// Incremental event stream parser following the standard's interpretation rules exactly.
+///
+/// Threads: a decoder holds one stream's state and serves one call at a time. Different decoders
+/// run in parallel freely; feed() or close() entered while another call on the same decoder is
+/// running (from another thread, or from the sink of that call) throws InUseError instead of
+/// corrupting it.
 class Decoder {
  public:
   /// Parses the lines that `chunk` completes and dispatches the events they complete.
   void feed(std::string_view chunk, EventSink& sink);
   /// Ends the stream: an event not ended by a blank line is discarded (as the standard says),
   /// the parser is ready for a new stream; the last event ID and reconnection time persist.
-  void close() noexcept;
+  /// Throws InUseError only when the decoder is in use (see the class comment).
+  void close();
 
   /// The last event ID (what a reconnection sends as Last-Event-ID).
   std::string_view last_event_id() const noexcept { return last_id_; }
@@ -66,6 +74,7 @@ class Decoder {
   std::string type_;
   std::string last_id_;
   std::string retry_;
+  UseFlag in_use_;  // set during feed() and close(): one caller at a time
 };
 
 }  // namespace mcp_native::sse

@@ -6,11 +6,12 @@
 
 // Whether the code may read past the end of a text while it stays within the text's memory page
 // (16-byte loads of short tails, simdjson's padding read in place). Such reads cannot fault, but
-// AddressSanitizer reports them as overflows: a sanitized build takes the exact-length paths.
-#if defined(__SANITIZE_ADDRESS__)
+// AddressSanitizer reports them as overflows (ThreadSanitizer, as use after free when the bytes
+// past the text belong to a freed block): a sanitized build takes the exact-length paths.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define MCP_NATIVE_PAGE_READS 0
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define MCP_NATIVE_PAGE_READS 0
 #endif
 #endif
