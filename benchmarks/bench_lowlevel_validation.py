@@ -20,7 +20,7 @@ sys.path.insert(0, "examples")
 from mcp import types
 
 from mcp_native import adapters
-from mcp_native.adapters import _validation
+from mcp_native.adapters._engines import validation as _validation
 
 MCP1 = importlib.metadata.version("mcp").startswith("1.")
 APP = "examples/lowlevel1_app.py" if MCP1 else "examples/lowlevel_app.py"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fingerprints of the SDK source the adapters' patch groups rely on (see
-python/mcp_native/adapters/_proof.py).
+python/mcp_native/adapters/_patching/proof.py).
 
     scripts/fingerprints.py write            # fingerprints.json from the sdists of the tested releases
     scripts/fingerprints.py compat           # the newest mcp and fastmcp on the registry, group by group
@@ -27,7 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
-from mcp_native.adapters import GROUPS, GroupSpec, _proof  # noqa: E402
+from mcp_native.adapters import GROUPS, GroupSpec  # noqa: E402
+from mcp_native.adapters._patching import proof as _proof  # noqa: E402
 
 SDISTS = ROOT / "build" / "sdists"
 PIP_DOWNLOAD = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--ignore-requires-python"]

@@ -30,7 +30,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.types import TextContent
 
 from mcp_native import adapters
-from mcp_native.adapters._patch import Patch, PatchOnImport
+from mcp_native.adapters._patching.patch import Patch, PatchOnImport
 
 # azure-functions, where installed, is imported like the SDKs above: its group is then applied by
 # install() rather than waiting for the import (ALL_GROUPS patched, none waiting).
@@ -148,15 +148,15 @@ def _tested_with(
 ) -> None:
     """The fingerprint data as if ``dist`` were a release nobody tested, whose source differs
     from every tested release in ``name`` (the other SDK stays the ``installed`` release)."""
-    real = adapters._proof.tested()
+    real = adapters._patching.proof.tested()
     module = name.partition(":")[0]
     releases = {
         release: {"files": {**entry["files"], module: "0"}, "names": {**entry["names"], name: "0"}}
         for release, entry in real[dist].items()
     }
     versions = {**installed, dist: version}
-    monkeypatch.setattr(adapters._proof, "tested", lambda: {**real, dist: releases})
-    monkeypatch.setattr(adapters, "_installed_versions", lambda: versions)
+    monkeypatch.setattr(adapters._patching.proof, "tested", lambda: {**real, dist: releases})
+    monkeypatch.setattr(adapters._patching.installer, "_installed_versions", lambda: versions)
 
 
 def test_a_group_whose_source_changed_stays_stock_alone(
@@ -261,7 +261,7 @@ async def test_stock_fastmcp_sends_it_and_the_adapted_client_names_the_path(sess
 
 async def test_adapted_client_transport_carries_large_results(session: Session) -> None:
     async with session("fastmcp", adapted_server=True, adapted_client=True) as s:
-        assert mcp.client.stdio.stdio_client.__module__ == "mcp_native.adapters.mcp_stdio_client"
+        assert mcp.client.stdio.stdio_client.__module__ == "mcp_native.adapters.mcp2.stdio_client"
         result = await s.call_tool("list_records", {"count": 3000})
         tools = await s.list_tools()
     assert result.structured_content is not None and len(result.structured_content["records"]) == 3000
@@ -293,7 +293,7 @@ def test_validate_server_result_keeps_the_stock_verdicts() -> None:
 
     stock = verdicts()
     adapters.install(server=False)
-    assert methods.validate_server_result.__module__ == "mcp_native.adapters.mcp_client"
+    assert methods.validate_server_result.__module__ == "mcp_native.adapters.mcp2.client"
     assert verdicts() == stock == [True, True, False, False, False, False]
 
 
@@ -346,7 +346,7 @@ def test_call_tool_results_parse_as_stock_parses_them() -> None:
     ]
     stock = [_parsed(client_session._CallToolResultAdapter, r) for r in results]
     adapters.install(server=False, transport=False)
-    assert type(client_session._CallToolResultAdapter).__module__ == "mcp_native.adapters.mcp_client"
+    assert type(client_session._CallToolResultAdapter).__module__ == "mcp_native.adapters.mcp2.client"
     assert isinstance(client_session._CallToolResultAdapter, pydantic.TypeAdapter)  # as send_request checks
     assert [_parsed(client_session._CallToolResultAdapter, r) for r in results] == stock
     assert stock[0][0] is CallToolResult and stock[7][0] is not CallToolResult  # the fixture has both arms
@@ -466,12 +466,12 @@ def test_parts_not_imported_yet_are_patched_when_imported() -> None:
     probe = f"""
 import sys
 from mcp_native import adapters
-from mcp_native.adapters._patch import Patch, PatchOnImport
+from mcp_native.adapters._patching.patch import Patch, PatchOnImport
 report = adapters.install()
 assert "mcp" not in sys.modules and "fastmcp" not in sys.modules, sorted(m for m in sys.modules if "mcp" in m)
 assert report.patched == [] and len(report.waiting) == {len(ALL_GROUPS)}
 import mcp.server.stdio, mcp.client.session
-from mcp_native.adapters import stdio, mcp_client, mcp_stdio_client
+from mcp_native.adapters.mcp2 import stdio, client as mcp_client, stdio_client as mcp_stdio_client
 assert mcp.server.stdio.stdio_server is stdio.stdio_server and mcp.stdio_server is stdio.stdio_server
 assert mcp.stdio_client is mcp.client.stdio.stdio_client is mcp_stdio_client.stdio_client
 assert mcp.client.session.ClientSession.validate_tool_result is mcp_client.validate_tool_result
@@ -480,7 +480,7 @@ from fastmcp.client.transports import stdio as client_transport
 assert transport.stdio_server is stdio.stdio_server
 assert client_transport.stdio_client is mcp_stdio_client.stdio_client
 import fastmcp.tools.base, fastmcp.server.providers.aggregate
-from mcp_native.adapters import fastmcp_server
+from mcp_native.adapters.fastmcp4 import server as fastmcp_server
 assert fastmcp.tools.base.Tool.convert_result is fastmcp_server.convert_result
 assert fastmcp.server.providers.aggregate.AggregateProvider._get_tool is fastmcp_server.get_tool
 adapters.uninstall()

@@ -1,4 +1,4 @@
-"""The adapter of azure-functions' MCP tool trigger (``adapters.azure_functions``), stock against
+"""The adapter of azure-functions' MCP tool trigger (``adapters.azure_functions.tool_results``), stock against
 adapted.
 
 A function app is written as Azure's documentation writes one, and each tool is called as the
@@ -56,7 +56,7 @@ from mcp.types import (  # noqa: E402
 )
 from pydantic import BaseModel  # noqa: E402
 
-from mcp_native.adapters import azure_functions  # noqa: E402
+from mcp_native.adapters.azure_functions import tool_results as azure_functions  # noqa: E402
 
 PNG = "iVBORw0KGgo="
 
@@ -812,7 +812,7 @@ def test_tools_without_result_schema_keep_the_stock_wrapper(adapted: adapters.Re
 def test_uninstall_restores_the_decorator(adapted: adapters.Report) -> None:
     from azure.functions.decorators.function_app import TriggerApi
 
-    assert TriggerApi.mcp_tool.__module__ == "mcp_native.adapters.azure_functions"
+    assert TriggerApi.mcp_tool.__module__ == "mcp_native.adapters.azure_functions.tool_results"
     adapters.uninstall()
     assert TriggerApi.mcp_tool.__module__ == "azure.functions.decorators.function_app"
 

@@ -1,4 +1,4 @@
-"""fastmcp's ``Client``: ``CallToolResult.data`` adapted (``adapters.fastmcp_client``) is what
+"""fastmcp's ``Client``: ``CallToolResult.data`` adapted (``adapters.fastmcp4.client``) is what
 stock builds, type by type and value by value, for many output-schema shapes, and invalid
 ``structuredContent`` fails as stock fails; a real fastmcp server over stdio, adapted and stock."""
 
@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from mcp_native import adapters
-from mcp_native.adapters import fastmcp_client
+from mcp_native.adapters.fastmcp4 import client as fastmcp_client
 
 pytestmark = [pytest.mark.usefixtures("adapters_restored")]
 

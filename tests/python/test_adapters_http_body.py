@@ -131,7 +131,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory, served: Served) -> Iterato
 def test_the_adapted_server_parses_bodies_natively(servers: tuple[int, int]) -> None:
     stock, adapted = servers
     assert _request(stock, "GET", "/probe")[2] == {"json": "builtins.module"}
-    assert _request(adapted, "GET", "/probe")[2] == {"json": "mcp_native.adapters.http._Json"}
+    assert _request(adapted, "GET", "/probe")[2] == {"json": "mcp_native.adapters._engines.http._Json"}
 
 
 @pytest.mark.parametrize("name", list(BODIES))
@@ -149,7 +149,7 @@ def test_stock_and_adapted_answer_alike(servers: tuple[int, int], name: str) -> 
 def test_install_checks_the_module_global_and_uninstall_restores_it(monkeypatch: pytest.MonkeyPatch) -> None:
     import mcp.server._streamable_http_modern as modern
 
-    from mcp_native.adapters import http
+    from mcp_native.adapters._engines import http
 
     adapters.install()
     assert vars(modern)["json"] is http.modern_json

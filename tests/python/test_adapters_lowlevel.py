@@ -1,4 +1,4 @@
-"""Output validation on the low-level ``Server`` (``adapters.mcp_lowlevel``): the example server
+"""Output validation on the low-level ``Server`` (``adapters.mcp2.lowlevel``): the example server
 (``examples/lowlevel_app.py``) as a subprocess, stock and adapted in each mode, answering raw
 JSON-RPC lines (what the server sends, unseen by any client's checks) and the SDK's stdio
 client; calls that come before any listing, over stdio and stateless Streamable HTTP (uvicorn on
@@ -31,7 +31,8 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 
 from mcp_native import Validator, adapters
-from mcp_native.adapters import _validation, mcp_lowlevel
+from mcp_native.adapters._engines import validation as _validation
+from mcp_native.adapters.mcp2 import lowlevel as mcp_lowlevel
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "examples" / "lowlevel_app.py"

@@ -39,7 +39,9 @@ from mcp.client.stdio import stdio_client
 from mcp.server.lowlevel.server import Server
 
 from mcp_native import adapters
-from mcp_native.adapters import mcp1_client, mcp1_lowlevel, mcp1_server
+from mcp_native.adapters.mcp1 import client as mcp1_client
+from mcp_native.adapters.mcp1 import lowlevel as mcp1_lowlevel
+from mcp_native.adapters.mcp1 import server as mcp1_server
 
 # mcp 1.x's models (mypy checks the tests against mcp 2.x, whose mcp.types differ).
 mcp_types: Any = importlib.import_module("mcp.types")

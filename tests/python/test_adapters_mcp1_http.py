@@ -160,8 +160,8 @@ def servers(
     ):
         assert probe(stock) == {"writer": "mcp.server.streamable_http", "options": "mcp.server.lowlevel.server"}
         assert probe(adapted) == {
-            "writer": "mcp_native.adapters.http",
-            "options": "mcp_native.adapters.mcp1_init_options",
+            "writer": "mcp_native.adapters._engines.http",
+            "options": "mcp_native.adapters.mcp1.init_options",
         }
         clients = Client(stock), Client(adapted)
         if state == "session":
@@ -243,7 +243,7 @@ def _options(server: Any) -> list[Any]:
 def test_initialization_options_are_stocks() -> None:
     from mcp.server.lowlevel.server import Server
 
-    from mcp_native.adapters import mcp1_init_options
+    from mcp_native.adapters.mcp1 import init_options as mcp1_init_options
 
     server: Any = Server
     original = server.create_initialization_options
@@ -268,7 +268,7 @@ def test_initialization_options_are_stocks() -> None:
 def test_the_version_is_looked_up_once(monkeypatch: pytest.MonkeyPatch) -> None:
     from mcp.server.lowlevel.server import Server
 
-    from mcp_native.adapters import mcp1_init_options
+    from mcp_native.adapters.mcp1 import init_options as mcp1_init_options
 
     lookups: list[str] = []
     real = importlib.metadata.version
@@ -295,7 +295,7 @@ def test_the_version_is_looked_up_once(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_failing_lookup_gives_stocks_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
     from mcp.server.lowlevel.server import Server
 
-    from mcp_native.adapters import mcp1_init_options
+    from mcp_native.adapters.mcp1 import init_options as mcp1_init_options
 
     def version(package: str) -> str:
         raise importlib.metadata.PackageNotFoundError(package)

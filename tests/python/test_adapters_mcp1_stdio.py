@@ -1,4 +1,4 @@
-"""The mcp 1.x line's stdio transports (``adapters/mcp1_stdio.py`` and ``mcp1_stdio_client.py``
+"""The mcp 1.x line's stdio transports (``adapters/mcp1/stdio.py`` and ``mcp1_stdio_client.py``
 over the shared ``_stdio_server`` / ``_stdio_client``): real server processes of that line
 (the low-level ``Server``, 1.x's FastMCP, and fastmcp 3.x where installed) fed raw lines on a
 pipe, stock and adapted, and the SDK's own client adapted by ``install()``.
@@ -29,7 +29,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.shared.message import SessionMessage
 
 from mcp_native import adapters
-from mcp_native.adapters import mcp1_stdio, mcp1_stdio_client
+from mcp_native.adapters.mcp1 import stdio as mcp1_stdio
+from mcp_native.adapters.mcp1 import stdio_client as mcp1_stdio_client
 
 # mcp 1.x's modules (mypy checks the tests against mcp 2.x, which has neither).
 types1: Any = importlib.import_module("mcp.types")

@@ -35,7 +35,7 @@ pytest.importorskip("opentelemetry.instrumentation.mcp")
 pytest.importorskip("opentelemetry.sdk")
 import wrapt
 
-from mcp_native.adapters._patch import Patch, UnexpectedTarget
+from mcp_native.adapters._patching.patch import Patch, UnexpectedTarget
 
 APP = Path(__file__).with_name("otel_app.py")
 BIN = Path(sys.executable).parent
@@ -297,7 +297,7 @@ def test_bindings_of_the_sdk_are_found_and_the_programs_are_named(sdk: Any) -> N
 
 def test_the_stream_objects_take_a_proxys_attributes() -> None:
     # OpenTelemetry's stream proxies set their tracer through to the stream they wrap.
-    from mcp_native.adapters._wire import ReceiveStream, WriteStream
+    from mcp_native.adapters._engines.wire import ReceiveStream, WriteStream
 
     class Read(ReceiveStream):
         __slots__ = ("x",)

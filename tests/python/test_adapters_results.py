@@ -38,7 +38,9 @@ from typing_extensions import TypedDict
 
 from mcp_native import adapters
 from mcp_native._core import model_copies
-from mcp_native.adapters import _mirror, fastmcp_server, mcp_server
+from mcp_native.adapters._engines import mirror as _mirror
+from mcp_native.adapters.fastmcp4 import server as fastmcp_server
+from mcp_native.adapters.mcp2 import server as mcp_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("adapters_restored")]
 VERSIONS = sorted(v for m, v in SERVER_RESULTS if m == "tools/call")

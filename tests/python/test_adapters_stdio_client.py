@@ -1,4 +1,4 @@
-"""The adapted stdio client transport (mcp_native.adapters.mcp_stdio_client) against real
+"""The adapted stdio client transport (mcp_native.adapters.mcp2.stdio_client) against real
 server processes and pipes: the lines it hands to the session, the lines it writes, and the
 shutdown behaviours the SDK's own tests pin with an in-memory fake process (a wedged write, a
 server that must be drained to exit, a failed write to a live server, cancellation)."""

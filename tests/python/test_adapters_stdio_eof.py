@@ -1,4 +1,4 @@
-"""The adapted stdio server transport (mcp_native.adapters._stdio_server) at the edges of a session:
+"""The adapted stdio server transport (mcp_native.adapters._engines.stdio_server) at the edges of a session:
 requests piped in just before the end of input, a request cancelled or still running then, a
 client that dies during a large write, and senders waiting behind a slow reader. Real server
 processes (MCPServer and fastmcp) and real pipes; the long, timed version of these scenarios is
@@ -24,7 +24,8 @@ pytest.importorskip("fastmcp")
 
 import mcp_types
 
-from mcp_native.adapters import _stdio_server, _wire
+from mcp_native.adapters._engines import stdio_server as _stdio_server
+from mcp_native.adapters._engines import wire as _wire
 
 pytestmark = [pytest.mark.usefixtures("adapters_restored")]
 

@@ -5,6 +5,7 @@ passes to the program, and what the older release lines of mcp 2.x need (a synch
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -21,7 +22,8 @@ from mcp import ClientSession, StdioServerParameters
 from pydantic import BaseModel
 
 from mcp_native import adapters
-from mcp_native.adapters import _proof, mcp_server
+from mcp_native.adapters._patching import proof as _proof
+from mcp_native.adapters.mcp2 import server as mcp_server
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("adapters_restored")]
@@ -129,9 +131,43 @@ def test_the_data_covers_every_name_of_every_group_on_every_tested_release() -> 
             assert all(entry["names"][t.name] != _proof.MISSING for t in spec.targets), (spec.name, release)
 
 
+# The package of each release line: the groups it declares, the modules that replace.
+_LINE_PACKAGES = {
+    ("mcp", 2): "mcp2",
+    ("fastmcp", 4): "fastmcp4",
+    ("mcp", 1): "mcp1",
+    ("fastmcp", 3): "fastmcp3",
+    ("azure-functions", 2): "azure_functions",
+    ("azure-functions", 1): "azure_functions",
+}
+
+
+def test_each_line_declares_its_groups_beside_its_replacements() -> None:
+    declared: list[str] = []
+    for package in dict.fromkeys(_LINE_PACKAGES.values()):
+        groups = importlib.import_module(f"mcp_native.adapters.{package}").GROUPS
+        declared += [g.name for g in groups]
+        for spec in groups:
+            assert _LINE_PACKAGES[spec.dist, spec.major] == package, spec.name
+            for target in spec.targets:
+                # The line's own module, or an engine several lines share.
+                home = target.adapter.removeprefix("mcp_native.adapters.").partition(".")[0]
+                assert home in (package, "_engines"), (spec.name, target.adapter)
+                assert hasattr(importlib.import_module(target.adapter), target.function)
+    assert sorted(declared) == sorted(g.name for g in adapters.GROUPS)
+    assert len(set(declared)) == len(declared)
+
+
+def test_no_adapter_module_is_over_500_lines() -> None:
+    root = Path(adapters.__file__).parent
+    sizes = {p.relative_to(root): len(p.read_text().splitlines()) for p in root.rglob("*.py")}
+    assert len(sizes) > 20
+    assert {p: n for p, n in sizes.items() if n > 500} == {}
+
+
 def test_a_release_is_judged_by_the_groups_of_its_line(monkeypatch: pytest.MonkeyPatch) -> None:
     def names(versions: dict[str, str]) -> set[str]:
-        monkeypatch.setattr(adapters, "_installed_versions", lambda: versions)
+        monkeypatch.setattr(adapters._patching.installer, "_installed_versions", lambda: versions)
         return {g.spec.name for g in adapters.check().groups}
 
     sdks = ("mcp", "fastmcp")

@@ -26,7 +26,7 @@ pytest.importorskip("uvicorn")
 from mcp_native import adapters
 
 ENV = adapters.ENVIRONMENT
-NATIVE = "mcp_native.adapters.http"
+NATIVE = "mcp_native.adapters._engines.http"
 
 PROBE_APP = """
 import os

@@ -90,7 +90,7 @@ def test_a_malformed_body_among_good_calls_is_answered_as_stock_answers_it(
         counts_ok(good, 30)
     assert set(answers["stock"]) == set(bench_http.MALFORMED)
     assert all(a.startswith("400 -32") for a in answers["adapted"].values()), answers["adapted"]
-    # One difference, on purpose (adapters/http.py): a bad envelope on the 2025-era path is
+    # One difference, on purpose (adapters/_engines/http.py): a bad envelope on the 2025-era path is
     # -32600 Invalid Request, as the 2026-07-28 path and JSON-RPC say, where stock says -32602.
     assert answers["adapted"] == {k: v.replace("-32602", "-32600") for k, v in answers["stock"].items()}
     if state == "stateful":

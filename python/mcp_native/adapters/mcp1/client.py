@@ -16,8 +16,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..errors import SchemaError
-from . import _validation
+from ...errors import SchemaError
+from .._engines import validation as _validation
 
 # The stock method's logger, for its own warning.
 _session_logger = logging.getLogger("client")
@@ -41,10 +41,9 @@ async def validate_tool_result(self: Any, name: str, result: Any) -> None:
         problem = f"Tool {name} has an output schema but did not return structured content"
     else:
         try:
-            validator = _validation.output_validator(output_schema)
+            error = _validation.first_error(_validation.output_validator(output_schema), result.structuredContent)
         except SchemaError as e:
             raise RuntimeError(f"Invalid schema for tool {name}: {e}") from e
-        error = _validation.first_error(validator, result.structuredContent)
         if error is None:
             return
         problem = f"Invalid structured content returned by tool {name}: {error}"

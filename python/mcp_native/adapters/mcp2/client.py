@@ -15,10 +15,10 @@ from typing import Any
 from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import TypeAdapter
 
-from ..errors import SchemaError
-from ..schema import Validator
-from . import _validation
-from ._mirror import text_blocks
+from ...errors import SchemaError
+from ...schema import Validator
+from .._engines import validation as _validation
+from .._engines.mirror import text_blocks
 
 # The stock method's logger, for its own warning.
 _session_logger = logging.getLogger("client")

@@ -33,14 +33,11 @@ from mcp_types import InputRequiredResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
-from ._mirror import json_block, proven_blocks, server_mirror, wire_meta
+from .._engines.mirror import json_block, proven_result, server_mirror
 
 stock_convert_result: Callable[[Any, Any], Any] | None = None  # set by install()
 stock_serialize: Callable[..., dict[str, Any]] | None = None  # set by install()
 mirror_indent: int | None = 2  # install(mirror="compact") sets None
-
-_FIELDS = frozenset({"content", "structured_content"})
-_OPTIONAL_FIELDS = frozenset({"content", "structured_content", "is_error", "meta"})
 
 
 def convert_result(self: Any, result: Any) -> Any:
@@ -72,21 +69,16 @@ def convert_result(self: Any, result: Any) -> Any:
 
 def _wire(result: Any) -> dict[str, Any] | None:
     """The surface dump of a result whose blocks are a marked mirror of its structuredContent."""
-    if type(result) is not CallToolResult or not _FIELDS <= result.model_fields_set <= _OPTIONAL_FIELDS:
+    if (
+        type(result) is not CallToolResult
+        or (proven := proven_result(result, "structured_content", "is_error")) is None
+    ):
         return None
-    if result.is_error:
-        return None
-    meta = None
-    if result.meta is not None and (meta := wire_meta(result.meta)) is None:
-        return None
-    structured = result.structured_content
-    blocks = proven_blocks(result.content, structured)
-    if blocks is None:
-        return None
+    meta, blocks = proven
     wire = {
         "content": [{"text": b.text, "type": "text"} for b in blocks],
         "isError": False,
-        "structuredContent": structured,
+        "structuredContent": result.structured_content,
     }
     return wire if meta is None else {"_meta": meta, **wire}
 

@@ -12,6 +12,7 @@ without being validated and dumped again (:func:`proven_blocks`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import weakref
 from itertools import repeat
 from operator import is_
@@ -20,7 +21,7 @@ from typing import Any, get_args
 from mcp.types import ContentBlock, TextContent
 from pydantic import BaseModel
 
-from .._core import model_copies, pydantic_json_text
+from ..._core import model_copies, pydantic_json_text
 
 # id(first block) -> (weak reference to it, the mirror's other blocks, the members of the
 # structuredContent it mirrors), for the text blocks this package wrote, while they live.
@@ -165,3 +166,26 @@ def proven_blocks(content: Any, structured: Any) -> tuple[TextContent, ...] | No
     if not all(map(is_, content, ours)) or any(b.annotations is not None or b.meta is not None for b in ours):
         return None
     return ours
+
+
+@functools.cache
+def _result_fields(structured: str, is_error: str) -> tuple[frozenset[str], frozenset[str]]:
+    return frozenset({"content", structured}), frozenset({"content", structured, is_error, "meta"})
+
+
+def proven_result(
+    result: Any, structured: str, is_error: str
+) -> tuple[dict[str, Any] | None, tuple[TextContent, ...]] | None:
+    """For a ``CallToolResult`` that may go out without its dump (``structured`` and ``is_error``:
+    the names its SDK line gives those fields): its content and structured content set, nothing
+    else but ``_meta`` and ``is_error``, not an error, no ``_meta`` but fastmcp's mark, its blocks
+    a marked mirror of its structured content. Then (the ``_meta`` to write or None, the
+    blocks); else None."""
+    fields, allowed = _result_fields(structured, is_error)
+    if not fields <= result.model_fields_set <= allowed or getattr(result, is_error):
+        return None
+    wire = None
+    if result.meta is not None and (wire := wire_meta(result.meta)) is None:
+        return None
+    blocks = proven_blocks(result.content, getattr(result, structured))
+    return None if blocks is None else (wire, blocks)

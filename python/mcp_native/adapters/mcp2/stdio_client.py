@@ -1,5 +1,5 @@
 """mcp 2.x: the stdio client transport (``mcp.client.stdio.stdio_client``, which fastmcp 4.x's
-``StdioTransport`` uses too) served natively by ``adapters._stdio_client``.
+``StdioTransport`` uses too) served natively by ``adapters._engines.stdio_client``.
 
 Same contract as the stock transport: it spawns the server with the SDK's own helpers, yields a
 pair of streams of ``SessionMessage``, and winds down with the SDK's shutdown sequence (stdout
@@ -10,7 +10,6 @@ Encodings other than strict UTF-8, and Windows, keep the stock transport.
 
 from __future__ import annotations
 
-import inspect
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -18,7 +17,7 @@ from typing import Any, TextIO
 
 import mcp.client.stdio as _stock
 
-from ._stdio_client import connect, serves
+from .._engines.stdio_client import spawn
 
 # Set by install(): the function this one replaces, for what it leaves to the stock transport.
 stock_stdio_client: Callable[..., Any] | None = None
@@ -30,24 +29,11 @@ async def stdio_client(
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Spawns an MCP server subprocess and connects to it over stdin/stdout (see the module
     docstring)."""
-    if not serves(server):
-        assert stock_stdio_client is not None
-        async with stock_stdio_client(server, errlog) as streams:
-            yield streams
-        return
-
-    found: Any = _stock._get_executable_command(server.command)
-    # A coroutine function from mcp 2.3 on, a plain function before.
-    command: str = await found if inspect.isawaitable(found) else found
-    process = await _stock._create_platform_compatible_process(
-        command=command,
-        args=server.args,
-        env=_stock.get_default_environment() | (server.env or {}),
-        errlog=errlog,
-        cwd=server.cwd,
-    )
-    async with connect(
-        process,
+    async with spawn(
+        server,
+        errlog,
+        stock_stdio_client,
+        _stock,
         drain_stdout=_stock._drain_stdout,
         stop=_stock._stop_server_process,
         flush_timeout=_stock._WRITER_FLUSH_TIMEOUT,

@@ -1,10 +1,10 @@
 """mcp 1.x: the stdio server transport (``mcp.server.stdio.stdio_server``, used by the low-level
-``Server``, 1.x's FastMCP and fastmcp 2.x/3.x) served natively by ``adapters._stdio_server``.
+``Server``, 1.x's FastMCP and fastmcp 2.x/3.x) served natively by ``adapters._engines.stdio_server``.
 
 Stock wraps ``sys.stdin.buffer`` and ``sys.stdout.buffer`` in text files and reads them through
 a worker thread; this serves the same fds 0 and 1 natively, with the same pair of streams of
 ``SessionMessage`` (each message in the line's ``JSONRPCMessage`` root model, written with
-``exclude_none`` as stock writes it). Beyond what ``_stdio_server`` does on both lines: invalid
+``exclude_none`` as stock writes it). Beyond what ``_engines.stdio_server`` does on both lines: invalid
 UTF-8 is answered with a parse error, where 1.30 reads U+FFFD into the line and 1.26 fails the
 whole transport; a lone CR is JSON whitespace, not the end of a line as in a text file. Explicit
 ``stdin``/``stdout`` streams, and standard streams that are not the process's fd 0 and 1
@@ -20,7 +20,7 @@ from typing import Any
 
 import anyio
 
-from ._stdio_server import serve
+from .._engines.stdio_server import serve
 
 # Set by install(): the function this one replaces, for explicit streams.
 stock_stdio_server: Callable[..., Any] | None = None

@@ -7,8 +7,8 @@ result against its ``outputSchema``. Each call checks the schema against its met
 builds a new validator, which costs more than the check itself (on a 200-record result, see
 ``benchmarks/bench_lowlevel_validation.py``). This is the same handler, line for line, but both
 checks go through a native validator compiled once per schema (the tool cache holds the schema
-dicts, so the identity cache of ``_validation`` keeps them), and the text mirror of a dict result
-is written natively (``_mirror``).
+dicts, so the identity cache of ``_engines.validation`` keeps them), and the text mirror of a dict result
+is written natively (``_engines.mirror``).
 
 What a caller sees is stock's: the same ``isError`` results with the same prefixes and
 python-jsonschema's wording of the failing keyword (``Output validation error: '65%' is not of
@@ -32,10 +32,10 @@ from typing import Any
 import jsonschema
 from mcp.shared.exceptions import UrlElicitationRequiredError
 
-from .. import dumps
-from ..errors import SchemaError
-from . import _validation
-from ._mirror import mirrors
+from ... import dumps
+from ...errors import SchemaError
+from .._engines import validation as _validation
+from .._engines.mirror import mirrors
 
 # mcp 1.x's models (mypy checks this package against mcp 2.x, whose mcp.types differ).
 types: Any = importlib.import_module("mcp.types")
@@ -68,7 +68,7 @@ def _mirror(results: dict[str, Any]) -> list[Any]:
     strings) is left to json.dumps. On 200 records, 4.8 ms become 0.4 ms (json.dumps' indented
     layout is pure Python). The native block is marked as the mirror of ``results``, which the
     encoder has just written as JSON, so that the session sends the result without its dump
-    (``adapters.mcp1_server``)."""
+    (``adapters.mcp1.server``)."""
     try:
         text = dumps(results, indent=2)
     except (TypeError, ValueError):

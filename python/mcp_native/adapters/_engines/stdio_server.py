@@ -1,5 +1,5 @@
-"""The native stdio server transport, shared by both SDK lines (``adapters.stdio`` for mcp
-2.x, ``adapters.mcp1_stdio`` for mcp 1.x, each of which claims fd 0 and 1 as its stock
+"""The native stdio server transport, shared by both SDK lines (``adapters.mcp2.stdio`` for mcp
+2.x, ``adapters.mcp1.stdio`` for mcp 1.x, each of which claims fd 0 and 1 as its stock
 transport would and falls back to it where this cannot serve). :func:`serve` yields the same
 pair of streams of ``SessionMessage`` as the stock transports. What differs:
 
@@ -44,8 +44,8 @@ import anyio
 import anyio.lowlevel
 from mcp.shared.message import SessionMessage
 
-from .. import jsonrpc
-from ._wire import WIRE, LineWriter, ReceiveStream, WriteStream, encode, sdk_message
+from ... import jsonrpc
+from .wire import WIRE, LineWriter, ReceiveStream, WriteStream, encode, sdk_message
 
 logger = logging.getLogger("mcp_native.adapters")
 
@@ -311,7 +311,7 @@ class _ReadStream(ReceiveStream):
         "_writer",
         "last_context",
     )
-    yields_on_receive = True  # for adapters.server_runner
+    yields_on_receive = True  # for adapters.mcp2.server_runner
 
     def __init__(self, fd: int, pollable: bool, writer: _PipeWriter) -> None:
         self._fd = fd

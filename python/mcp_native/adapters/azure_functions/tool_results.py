@@ -62,11 +62,11 @@ from typing import Any
 
 from azure.functions.mcp import MCPToolContext
 
-from .. import _core
-from ..content import check_block
-from ..errors import SchemaError
-from ..tools import mcp_tool_result
-from . import _validation
+from ... import _core
+from ...content import check_block
+from ...errors import SchemaError
+from ...tools import mcp_tool_result
+from .._engines import validation as _validation
 
 logger = logging.getLogger("mcp_native.adapters")
 

@@ -9,7 +9,7 @@ low-level ``call_tool`` handler builds a ``CallToolResult`` of the two, and
 transport writes the message.
 
 Here, for a tool with an output schema whose return value is a dict, list, tuple, str, number,
-bool, ``None``, pydantic model or dataclass (the rules of ``adapters._mirror``, MCPServer's):
+bool, ``None``, pydantic model or dataclass (the rules of ``adapters._engines.mirror``, MCPServer's):
 
 - the output model validates and dumps the value as stock does (same coercions; on any error
   the stock conversion runs, so that the error is stock's);
@@ -18,8 +18,8 @@ bool, ``None``, pydantic model or dataclass (the rules of ``adapters._mirror``, 
   for a value that already matches its model (where the model coerced or dropped something,
   the mirror shows what ``structuredContent`` holds, as on mcp 2.x);
 - ``_send_response`` sends a ``tools/call`` result whose blocks are that marked mirror of its
-  ``structuredContent`` (fastmcp 3.x marks its results too, ``adapters.fastmcp3_server``, and
-  the low-level handler a dict result's mirror, ``adapters.mcp1_lowlevel``) as
+  ``structuredContent`` (fastmcp 3.x marks its results too, ``adapters.fastmcp3.server``, and
+  the low-level handler a dict result's mirror, ``adapters.mcp1.lowlevel``) as
   the dict stock's dump gives, key order and ``exclude_none`` included, without dumping it.
 
 Anything else (content blocks, ``Image``/``Audio``, a ``CallToolResult``, results changed
@@ -34,7 +34,7 @@ from typing import Any
 
 from mcp.shared.message import SessionMessage
 
-from ._mirror import json_block, proven_blocks, server_mirror, wire_meta
+from .._engines.mirror import json_block, proven_result, server_mirror
 
 # mcp 1.x's models (mypy checks this package against mcp 2.x, whose mcp.types differ).
 types: Any = importlib.import_module("mcp.types")
@@ -42,10 +42,6 @@ types: Any = importlib.import_module("mcp.types")
 stock_convert_result: Callable[[Any, Any], Any] | None = None  # set by install()
 stock_send_response: Callable[..., Any] | None = None  # set by install()
 mirror_indent: int | None = 2  # install(mirror="compact") sets None
-
-# The fields a CallToolResult the low-level handler built (or fastmcp's, with its _meta) has set.
-_FIELDS = frozenset({"content", "structuredContent"})
-_OPTIONAL_FIELDS = frozenset({"content", "structuredContent", "isError", "meta"})
 
 
 def convert_result(self: Any, result: Any) -> Any:
@@ -69,19 +65,17 @@ def _wire(response: Any) -> dict[str, Any] | None:
     blocks are a marked mirror of its structuredContent (JSON-native, so the dump would copy it
     as it is), or None."""
     result: Any = response.root if type(response) is types.ServerResult else None
-    if type(result) is not types.CallToolResult or not _FIELDS <= result.model_fields_set <= _OPTIONAL_FIELDS:
+    if (
+        type(result) is not types.CallToolResult
+        or (proven := proven_result(result, "structuredContent", "isError")) is None
+    ):
         return None
-    if result.isError:
-        return None
-    meta = None
-    if result.meta is not None and (meta := wire_meta(result.meta)) is None:
-        return None
-    structured = result.structuredContent
-    blocks = proven_blocks(result.content, structured)
-    if blocks is None:
-        return None
+    meta, blocks = proven
     # The models' field order: Result's _meta, then content, structuredContent, isError.
-    wire = {"content": [{"type": "text", "text": b.text} for b in blocks], "structuredContent": structured}
+    wire = {
+        "content": [{"type": "text", "text": b.text} for b in blocks],
+        "structuredContent": result.structuredContent,
+    }
     wire["isError"] = False
     return wire if meta is None else {"_meta": meta, **wire}
 

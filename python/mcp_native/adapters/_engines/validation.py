@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..errors import ValidationError
-from ..schema import Validator
+from ...errors import ValidationError
+from ...schema import Validator
 
 logger = logging.getLogger("mcp_native.adapters")
 

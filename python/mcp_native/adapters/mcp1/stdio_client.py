@@ -1,10 +1,10 @@
 """mcp 1.x: the stdio client transport (``mcp.client.stdio.stdio_client``, which fastmcp
-2.x/3.x's ``StdioTransport`` uses too) served natively by ``adapters._stdio_client``.
+2.x/3.x's ``StdioTransport`` uses too) served natively by ``adapters._engines.stdio_client``.
 
 It spawns the server with the SDK's own helpers and winds it down with the SDK's shutdown
 sequence (stdin closed, ``PROCESS_TERMINATION_TIMEOUT`` for the server to exit, then
 ``_terminate_process_tree``), shielded from the caller's cancellation. Beyond what
-``_stdio_client`` does on both lines: the server's output is drained while it exits (stock
+``_engines.stdio_client`` does on both lines: the server's output is drained while it exits (stock
 1.x stops reading it, so a server still writing could not exit before the kill), and messages
 the session has sent get :data:`FLUSH_TIMEOUT` to reach the server before its stdin is closed.
 Encodings other than strict UTF-8, and Windows, keep the stock transport.
@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 import anyio
 
-from ._stdio_client import connect, serves
+from .._engines.stdio_client import spawn
 
 # mcp 1.x's module (mypy checks this package against mcp 2.x, whose helpers differ).
 _stock: Any = importlib.import_module("mcp.client.stdio")
@@ -61,18 +61,7 @@ async def _stop(process: Any) -> None:
 async def stdio_client(server: Any, errlog: TextIO = sys.stderr) -> AsyncIterator[tuple[Any, Any]]:
     """Spawns an MCP server subprocess and connects to it over stdin/stdout (see the module
     docstring)."""
-    if not serves(server):
-        assert stock_stdio_client is not None
-        async with stock_stdio_client(server, errlog) as streams:
-            yield streams
-        return
-
-    process = await _stock._create_platform_compatible_process(
-        command=_stock._get_executable_command(server.command),
-        args=server.args,
-        env=_stock.get_default_environment() | (server.env or {}),
-        errlog=errlog,
-        cwd=server.cwd,
-    )
-    async with connect(process, drain_stdout=_drain_stdout, stop=_stop, flush_timeout=FLUSH_TIMEOUT) as streams:
+    async with spawn(
+        server, errlog, stock_stdio_client, _stock, drain_stdout=_drain_stdout, stop=_stop, flush_timeout=FLUSH_TIMEOUT
+    ) as streams:
         yield streams

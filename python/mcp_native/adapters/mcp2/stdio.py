@@ -1,5 +1,5 @@
 """mcp 2.x: the stdio server transport (``mcp.server.stdio.stdio_server``, used by MCPServer,
-the low-level ``Server`` and fastmcp 4.x) served natively by ``adapters._stdio_server``.
+the low-level ``Server`` and fastmcp 4.x) served natively by ``adapters._engines.stdio_server``.
 
 Same contract as the stock transport: it claims fd 0 and 1 the same way (through the SDK's own
 helpers, which divert ``sys.stdin``/``sys.stdout`` while it serves) and yields the same pair of
@@ -18,7 +18,7 @@ from typing import Any
 import mcp.server.stdio as _stock
 from mcp.shared._context_streams import create_context_streams
 
-from ._stdio_server import serve
+from .._engines.stdio_server import serve
 
 # Set by install(): the function this one replaces, for explicit streams.
 stock_stdio_server: Callable[..., Any] | None = None

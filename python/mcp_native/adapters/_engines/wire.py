@@ -15,7 +15,7 @@ import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectStreamStatistics
 from mcp.shared.message import SessionMessage
 
-from .. import jsonrpc
+from ... import jsonrpc
 
 if TYPE_CHECKING:
     from typing_extensions import Self  # typing.Self is 3.11+; the package runs on 3.10

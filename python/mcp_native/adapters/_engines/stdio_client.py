@@ -1,5 +1,5 @@
-"""The native stdio client transport, shared by both SDK lines (``adapters.mcp_stdio_client``
-for mcp 2.x, ``adapters.mcp1_stdio_client`` for mcp 1.x, each of which spawns the server with
+"""The native stdio client transport, shared by both SDK lines (``adapters.mcp2.stdio_client``
+for mcp 2.x, ``adapters.mcp1.stdio_client`` for mcp 1.x, each of which spawns the server with
 its SDK's own helpers and winds it down with its SDK's shutdown sequence). :func:`connect`
 yields the same pair of streams of ``SessionMessage`` as the stock transports. What differs:
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import inspect
 import logging
 import math
 import sys
@@ -36,8 +37,8 @@ import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectStreamStatistics
 from mcp.shared.message import SessionMessage
 
-from .. import jsonrpc
-from ._wire import LineWriter, ReceiveStream, WriteStream, sdk_message
+from ... import jsonrpc
+from .wire import LineWriter, ReceiveStream, WriteStream, sdk_message
 
 # The stock transports' logger.
 logger = logging.getLogger("mcp.client.stdio")
@@ -271,3 +272,37 @@ async def connect(
                 await anyio.lowlevel.checkpoint()
             # Unstick a write that a kill survivor's open pipe end could still block.
             tg.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def spawn(
+    server: Any,
+    errlog: Any,
+    stock_client: Callable[..., Any] | None,
+    sdk: Any,
+    *,
+    drain_stdout: Callable[[Any], Awaitable[None]],
+    stop: Callable[[Any], Awaitable[None]],
+    flush_timeout: float,
+) -> AsyncIterator[tuple[Any, Any]]:
+    """A line's ``stdio_client``: for parameters the native transport does not serve, the stock
+    one (``stock_client``); else the server spawned with the helpers of the line's
+    ``mcp.client.stdio`` (``sdk``) and :func:`connect`-ed with the line's shutdown steps."""
+    if not serves(server):
+        assert stock_client is not None  # set by install()
+        async with stock_client(server, errlog) as streams:
+            yield streams
+        return
+
+    found = sdk._get_executable_command(server.command)
+    # A coroutine function from mcp 2.3 on, a plain function before.
+    command = await found if inspect.isawaitable(found) else found
+    process = await sdk._create_platform_compatible_process(
+        command=command,
+        args=server.args,
+        env=sdk.get_default_environment() | (server.env or {}),
+        errlog=errlog,
+        cwd=server.cwd,
+    )
+    async with connect(process, drain_stdout=drain_stdout, stop=stop, flush_timeout=flush_timeout) as streams:
+        yield streams

@@ -3,20 +3,20 @@
 Stock, fastmcp 3.x serializes a tool's return value twice (pydantic-core's compact JSON for the
 text mirror, ``to_jsonable_python`` for ``structuredContent``), and ``ToolResult()`` serializes
 and validates that once more; then mcp 1.x's low-level handler builds the ``CallToolResult``
-and the session dumps it again (``adapters.mcp1_server``).
+and the session dumps it again (``adapters.mcp1.server``).
 
 Here, for a tool with the default serializer that returns a dict, list, tuple, str, number,
 bool, ``None``, pydantic model or dataclass, the value is serialized as stock does, once; the
 mirror, stock's compact JSON of it (a string as it is, ``None`` and an empty list no block), is
 written natively from that serialization (byte-identical) and marked, so that the session sends
-the result without dumping it (``adapters.mcp1_server.send_response``). A wrapped output
+the result without dumping it (``adapters.mcp1.server.send_response``). A wrapped output
 (``x-fastmcp-wrap-result``) gets ``{"result": ...}`` and fastmcp's ``_meta`` mark as stock.
 Anything else (content blocks, ``Image``/``Audio``/``File``, bytes, Prefab apps, a
 ``ToolResult``, a tool's own serializer, values JSON cannot hold, results stock refuses) takes
 the stock conversion.
 
 Output validation stays where fastmcp 3.x has it, in mcp 1.x's low-level ``call_tool`` handler
-(``adapters.mcp1_lowlevel``, compiled once).
+(``adapters.mcp1.lowlevel``, compiled once).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from fastmcp.utilities.types import Audio, File, Image
 from mcp.types import ContentBlock
 from pydantic import BaseModel
 
-from .._core import pydantic_json_text
-from ._mirror import fastmcp_tool_result
+from ..._core import pydantic_json_text
+from .._engines.mirror import fastmcp_tool_result
 
 # fastmcp 3.x's tools module (mypy checks this package against fastmcp 4.x, whose differs).
 base: Any = importlib.import_module("fastmcp.tools.base")

@@ -6,7 +6,7 @@ dataclass, the value is serialized for its return annotation as stock does, once
 three times, and writes the text mirror twice); the mirror, stock's compact JSON of that
 serialization (a string as it is, ``None`` and ``[]`` no block), is written natively
 (byte-identical) and marked, so that the server runner sends the result without a second
-validation and dump (``adapters.mcp_server``). A wrapped output (``x-fastmcp-wrap-result``)
+validation and dump (``adapters.mcp2.server``). A wrapped output (``x-fastmcp-wrap-result``)
 gets ``{"result": ...}`` and fastmcp's ``_meta`` mark as stock. Anything else (content blocks,
 ``Image``/``Audio``/``File``, bytes, Prefab apps, ``ToolResult``, ``CallToolResult``) takes the
 stock conversion.
@@ -33,10 +33,10 @@ from fastmcp.utilities.types import Audio, File, Image
 from mcp_types import CallToolResult, ContentBlock
 from pydantic import BaseModel
 
-from .._core import pydantic_json_text
-from ..errors import SchemaError
-from . import _validation
-from ._mirror import fastmcp_tool_result
+from ..._core import pydantic_json_text
+from ...errors import SchemaError
+from .._engines import validation as _validation
+from .._engines.mirror import fastmcp_tool_result
 
 logger = logging.getLogger("mcp_native.adapters")
 
@@ -54,10 +54,9 @@ def convert_result(self: Any, raw_value: Any) -> Any:
     if mode == "off" or schema is None or not isinstance(result, ToolResult) or result.structured_content is None:
         return result
     try:
-        validator = _validation.output_validator(schema)
+        error = _validation.first_error(_validation.output_validator(schema), result.structured_content)
     except SchemaError as e:
         raise ToolError(f"Tool {self.name!r} has an invalid output schema: {e}") from None
-    error = _validation.first_error(validator, result.structured_content)
     if error is None:
         return result
     problem = f"Output validation error: the result of tool {self.name!r} does not match its output schema: {error}"

@@ -25,8 +25,8 @@ from typing import Any
 from mcp.server.streamable_http import CONTENT_TYPE_JSON, MCP_SESSION_ID_HEADER
 from starlette.responses import Response
 
-from .. import jsonrpc, loads
-from ._wire import WIRE, encode
+from ... import jsonrpc, loads
+from .wire import WIRE, encode
 
 # The originals, set by install(): the replacements hand them what they do not write natively.
 stock_create_error_response: Any = None

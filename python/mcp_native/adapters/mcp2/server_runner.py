@@ -26,7 +26,7 @@ from mcp.shared._context_streams import ContextReceiveStream
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCRequest
 
-from ._wire import ReceiveStream
+from .._engines.wire import ReceiveStream
 
 # The stock function's logger and lead limit.
 logger = logging.getLogger("mcp.server.runner")

@@ -11,7 +11,7 @@ is (2026-07-28 allows any; the 2025 versions want an object, which the runner en
 In mode "error" a violating result is never sent: the client gets an ``isError`` result naming
 the value and its JSON Pointer (as fastmcp's tools do here); "warn" logs it and sends the result;
 "off" checks nothing. A tool without an output schema costs a dict look-up. The handlers of
-MCPServer (which validates through its output model) and of fastmcp (``adapters.fastmcp_server``)
+MCPServer (which validates through its output model) and of fastmcp (``adapters.fastmcp4.server``)
 are left as they are.
 
 A tool called before the server has listed it (a client that cached the list from an earlier
@@ -42,8 +42,8 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import HandlerEntry
 from mcp.types import CallToolResult, ListToolsResult, TextContent
 
-from ..errors import SchemaError
-from . import _validation
+from ...errors import SchemaError
+from .._engines import validation as _validation
 
 logger = logging.getLogger("mcp_native.adapters")
 

@@ -1,0 +1,68 @@
+"""The engines several SDK lines share: the stdio server (``stdio_server``) and client
+(``stdio_client``) transports, the SDKs' message models seen natively (``wire``), the text mirror
+of a result (``mirror``), output-schema validation (``validation``) and the Streamable HTTP
+writers (``http``, the same methods on mcp 1.x and 2.x). Each line's package enters them, and
+declares the groups of the transports with the functions below: the same group on every line,
+the line's entry module and SDK names as data."""
+
+from __future__ import annotations
+
+from .._patching.spec import GroupSpec, Target
+
+HTTP = f"{__name__}.http"
+_TRANSPORT = "mcp.server.streamable_http"
+# What ``stdio_client.spawn`` calls in each line's ``mcp.client.stdio``, the same names on both.
+_SPAWN = (
+    "mcp.client.stdio:_get_executable_command",
+    "mcp.client.stdio:_create_platform_compatible_process",
+    "mcp.client.stdio:get_default_environment",
+)
+
+
+def stdio_server_group(suffix: str, entry: str, relies_on: tuple[str, ...], line: int | None = None) -> GroupSpec:
+    """The stdio server transport's group, entered by the line's module ``entry``."""
+    return GroupSpec(
+        f"stdio-server{suffix}",
+        "mcp",
+        "stdio server",
+        ("transport",),
+        "stdio server transport: native framing and writes",
+        (Target("mcp.server.stdio", "stdio_server", entry, "stdio_server", "stock_stdio_server"),),
+        relies_on,
+        line=line,
+    )
+
+
+def stdio_client_group(
+    suffix: str, entry: str, shutdown: tuple[str, ...], wire: tuple[str, ...], line: int | None = None
+) -> GroupSpec:
+    """The stdio client transport's group, entered by the line's module ``entry``, which winds the
+    server down with the line's ``shutdown`` names."""
+    return GroupSpec(
+        f"stdio-client{suffix}",
+        "mcp",
+        "stdio client",
+        ("transport", "client"),
+        "stdio client transport: native framing, no relay tasks",
+        (Target("mcp.client.stdio", "stdio_client", entry, "stdio_client", "stock_stdio_client"),),
+        (*_SPAWN, *shutdown, "mcp.client.stdio:StdioServerParameters", *wire),
+        line=line,
+    )
+
+
+def http_responses_group(suffix: str, era: str, wire: tuple[str, ...], line: int | None = None) -> GroupSpec:
+    """The Streamable HTTP writers' group: the two methods ``http`` replaces have the same names
+    and signatures on both SDK lines."""
+    return GroupSpec(
+        f"http-responses{suffix}",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        f"Streamable HTTP{era}: response bodies and SSE events written natively",
+        (
+            Target(_TRANSPORT, "StreamableHTTPServerTransport._create_json_response", HTTP, "create_json_response"),
+            Target(_TRANSPORT, "StreamableHTTPServerTransport._create_event_data", HTTP, "create_event_data"),
+        ),
+        (f"{_TRANSPORT}:CONTENT_TYPE_JSON", f"{_TRANSPORT}:MCP_SESSION_ID_HEADER", f"{_TRANSPORT}:EventMessage", *wire),
+        line=line,
+    )

@@ -1,0 +1,36 @@
+"""fastmcp 3.x (on mcp 1.x): what mcp-native changes in fastmcp itself (its servers' transports
+and the session's writes go through mcp 1.x's groups, ``adapters.mcp1``)."""
+
+from __future__ import annotations
+
+from .._patching.spec import GroupSpec, Target
+
+_TOOLS = "fastmcp.tools.base"
+
+GROUPS: tuple[GroupSpec, ...] = (
+    GroupSpec(
+        "fastmcp-results-3x",
+        "fastmcp",
+        "server results",
+        ("server",),
+        "fastmcp 3.x tool results: serialized once, the mirror written natively and marked",
+        (Target(_TOOLS, "Tool.convert_result", f"{__name__}.server", "convert_result", "stock_convert_result"),),
+        (
+            f"{_TOOLS}:Tool.serializer",
+            f"{_TOOLS}:Tool.output_schema",
+            f"{_TOOLS}:ToolResult",
+            f"{_TOOLS}:resolve_serialize_by_alias",
+            f"{_TOOLS}:default_serializer",
+            f"{_TOOLS}:_serialize_with_fallback",
+            f"{_TOOLS}:_convert_to_content",
+            f"{_TOOLS}:_convert_to_single_content_block",
+            f"{_TOOLS}:_HAS_PREFAB",
+            "fastmcp.utilities.types:Audio",
+            "fastmcp.utilities.types:File",
+            "fastmcp.utilities.types:Image",
+            "fastmcp.tools.function_tool:FunctionTool.run",
+            "fastmcp.server.mixins.mcp_operations:MCPOperationsMixin._call_tool_mcp",
+        ),
+        line=3,
+    ),
+)

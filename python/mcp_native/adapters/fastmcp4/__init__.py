@@ -1,0 +1,97 @@
+"""fastmcp 4.x: what mcp-native changes in fastmcp itself (its servers' transports and
+results also go through mcp 2.x's groups, ``adapters.mcp2``)."""
+
+from __future__ import annotations
+
+from .._patching.spec import GroupSpec, Target
+
+_TOOLS = "fastmcp.tools.base"
+
+GROUPS: tuple[GroupSpec, ...] = (
+    GroupSpec(
+        "fastmcp-results",
+        "fastmcp",
+        "server results",
+        ("server",),
+        "fastmcp tool results: one serialization, validated against the output schema",
+        (Target(_TOOLS, "Tool.convert_result", f"{__name__}.server", "convert_result", "stock_convert_result"),),
+        (
+            f"{_TOOLS}:Tool.output_schema",
+            f"{_TOOLS}:Tool.return_type",
+            f"{_TOOLS}:ToolResult",
+            f"{_TOOLS}:_serialize_to_jsonable",
+            f"{_TOOLS}:_convert_to_content",
+            f"{_TOOLS}:_convert_to_single_content_block",
+            f"{_TOOLS}:default_serializer",
+            "fastmcp.utilities.prefab:is_prefab_app",
+            "fastmcp.utilities.prefab:is_prefab_component",
+            "fastmcp.utilities.types:Audio",
+            "fastmcp.utilities.types:File",
+            "fastmcp.utilities.types:Image",
+            "fastmcp.exceptions:ToolError",
+            "fastmcp.server.mixins.mcp_operations:_normalize_call_tool_result",
+        ),
+        settings=("mode",),
+    ),
+    GroupSpec(
+        "fastmcp-lookup",
+        "fastmcp",
+        "server results",
+        ("server",),
+        "fastmcp tool lookup: a server's own tools found in the calling task, without a task group",
+        (
+            Target(
+                "fastmcp.server.providers.aggregate",
+                "AggregateProvider._get_tool",
+                f"{__name__}.server",
+                "get_tool",
+                "stock_get_tool",
+            ),
+        ),
+        (
+            "fastmcp.server.providers.aggregate:AggregateProvider.__init__",
+            "fastmcp.server.providers.aggregate:AggregateProvider._get_highest_version_result",
+            "fastmcp.utilities.async_utils:gather",
+            "fastmcp.server.providers.base:Provider.__init__",
+            "fastmcp.server.providers.base:Provider.transforms",
+            "fastmcp.server.providers.base:Provider.get_tool",
+            "fastmcp.server.providers.base:hashed_lookup_target",
+            "fastmcp.server.providers.local_provider.local_provider:LocalProvider._get_tool",
+            "fastmcp.server.server:_SchemaCacheLocalProvider",
+            "fastmcp.utilities.versions:VersionSpec.matches",
+            "fastmcp.utilities.versions:version_sort_key",
+        ),
+    ),
+    GroupSpec(
+        "fastmcp-client-data",
+        "fastmcp",
+        "client validation",
+        ("client",),
+        "fastmcp Client results: .data built from the output-schema type without its no-op default hooks",
+        (
+            Target(
+                "fastmcp.client.mixins.tools",
+                "json_schema_to_type_adapter",
+                f"{__name__}.client",
+                "json_schema_to_type_adapter",
+                "stock_json_schema_to_type_adapter",
+                holds="fastmcp.utilities.json_schema_type:json_schema_to_type_adapter",
+            ),
+        ),
+        (
+            # The one caller: it validates structuredContent (or its "result") with the adapter.
+            "fastmcp.client.mixins.tools:_parse_call_tool_result",
+            "fastmcp.client.mixins.tools:_wrapped_result_schema",
+            # The types built from a schema, and the hook each dataclass carries.
+            "fastmcp.utilities.json_schema_type:json_schema_to_type_adapter",
+            "fastmcp.utilities.json_schema_type:_convert_normalized",
+            "fastmcp.utilities.json_schema_type:_convert_schema",
+            "fastmcp.utilities.json_schema_type:_get_from_type_handler",
+            "fastmcp.utilities.json_schema_type:_object_schema_to_type",
+            "fastmcp.utilities.json_schema_type:_create_dataclass",
+            "fastmcp.utilities.json_schema_type:_build_dataclass",
+            "fastmcp.utilities.json_schema_type:_build_pydantic_model",
+            "fastmcp.utilities.json_schema_type:_merge_defaults",
+        ),
+    ),
+)

@@ -1,0 +1,228 @@
+"""mcp 2.x: what mcp-native changes in the SDK, group by group (the modules beside this
+file hold the replacements; the stdio and HTTP engines they enter are in ``adapters._engines``)."""
+
+from __future__ import annotations
+
+from .._engines import HTTP, http_responses_group, stdio_client_group, stdio_server_group
+from .._patching.spec import GroupSpec, Target
+
+_WIRE = (
+    "mcp.shared.message:SessionMessage",
+    "mcp_types.jsonrpc:JSONRPCRequest",
+    "mcp_types.jsonrpc:JSONRPCNotification",
+    "mcp_types.jsonrpc:JSONRPCResponse",
+    "mcp_types.jsonrpc:JSONRPCError",
+    "mcp_types.jsonrpc:ErrorData",
+)
+_HTTP = "mcp.server.streamable_http"
+_HTTP_MODERN = "mcp.server._streamable_http_modern"
+_FUNC_METADATA = "mcp.server.mcpserver.utilities.func_metadata"
+_LOWLEVEL = "mcp.server.lowlevel.server"
+
+GROUPS: tuple[GroupSpec, ...] = (
+    stdio_server_group(
+        "",
+        f"{__name__}.stdio",
+        (
+            "mcp.server.stdio:_claim_fd",
+            "mcp.server.stdio:_is_backed_by_fd",
+            "mcp.server.stdio:_open_stdin_diversion",
+            "mcp.server.stdio:_open_stdout_diversion",
+            "mcp.shared._context_streams:create_context_streams",
+            # How the SDK correlates ids, and its code for a request cut off by the end of input.
+            "mcp.shared.dispatcher:coerce_request_id",
+            "mcp_types.jsonrpc:CONNECTION_CLOSED",
+            *_WIRE,
+        ),
+    ),
+    GroupSpec(
+        "server-runner",
+        "mcp",
+        "stdio server",
+        ("transport",),
+        "server runner: messages read by the serving loop itself, without a relay task",
+        (
+            Target(
+                "mcp.server.runner",
+                "_replay_from_opening_request",
+                f"{__name__}.server_runner",
+                "replay_from_opening_request",
+                "stock_replay",
+            ),
+        ),
+        (
+            "mcp.server.runner:serve_dual_era_loop",
+            "mcp.server.runner:_PRE_REQUEST_REPLAY_LIMIT",
+            "mcp.server.runner:_sender_context",
+            "mcp.shared._context_streams:ContextReceiveStream",
+            "mcp.shared.message:SessionMessage",
+            "mcp_types.jsonrpc:JSONRPCRequest",
+        ),
+    ),
+    stdio_client_group(
+        "",
+        f"{__name__}.stdio_client",
+        (
+            "mcp.client.stdio:_drain_stdout",
+            "mcp.client.stdio:_stop_server_process",
+            "mcp.client.stdio:_WRITER_FLUSH_TIMEOUT",
+        ),
+        _WIRE,
+    ),
+    http_responses_group("", " (2025 era)", _WIRE),
+    GroupSpec(
+        "http-errors",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP (2025 era): -32600 for a malformed envelope",
+        (
+            Target(
+                _HTTP,
+                "StreamableHTTPServerTransport._create_error_response",
+                HTTP,
+                "create_error_response",
+                "stock_create_error_response",
+            ),
+        ),
+        (f"{_HTTP}:StreamableHTTPServerTransport._handle_post_request",),
+    ),
+    GroupSpec(
+        "http-modern",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP (2026-07-28): response bodies and SSE events written natively",
+        (
+            Target(_HTTP_MODERN, "_sse_event", HTTP, "sse_event", "stock_sse_event"),
+            Target(_HTTP_MODERN, "_write", HTTP, "write", "stock_write"),
+        ),
+        _WIRE,
+    ),
+    GroupSpec(
+        "http-modern-bodies",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP (2026-07-28): request bodies parsed natively",
+        (Target(_HTTP_MODERN, "json", HTTP, "modern_json", holds="json"),),
+        # The one json.loads of a request body, and what it answers when that fails.
+        (f"{_HTTP_MODERN}:handle_modern_request",),
+    ),
+    GroupSpec(
+        "client-results",
+        "mcp",
+        "client validation",
+        ("client",),
+        "tools/call results of the common shape (text blocks) checked natively, parsed without the content union",
+        (
+            Target(
+                "mcp_types.methods",
+                "validate_server_result",
+                f"{__name__}.client",
+                "validate_server_result",
+                "stock_validate_server_result",
+            ),
+            Target(
+                "mcp.client.session",
+                "_CallToolResultAdapter",
+                f"{__name__}.client",
+                "call_tool_results",
+                "stock_call_tool_results",
+                instance_of="pydantic:TypeAdapter",
+            ),
+        ),
+        (
+            # Who parses a tools/call result with it: the session's adapter unless claims are active.
+            "mcp.client.session:ClientSession.__init__",
+            "mcp.client.session:ClientSession.send_request",
+            "mcp.client.session:ClientSession.call_tool",
+            "mcp.client.session:_build_call_tool_adapter",
+            "mcp_types._types:CallToolResult",
+            "mcp_types._types:InputRequiredResult",
+            "mcp_types._types:TextContent",
+        ),
+    ),
+    GroupSpec(
+        "client-validation",
+        "mcp",
+        "client validation",
+        ("client",),
+        "ClientSession.validate_tool_result: native output-schema validation",
+        (
+            Target(
+                "mcp.client.session", "ClientSession.validate_tool_result", f"{__name__}.client", "validate_tool_result"
+            ),
+        ),
+        (
+            "mcp.client.session:ClientSession.__init__",
+            "mcp.client.session:ClientSession.list_tools",
+            "mcp.client.session:ClientSession._absorb_tool_listing",
+            "mcp.client.session:ClientSession.call_tool",
+        ),
+        settings=("mode",),
+    ),
+    GroupSpec(
+        "server-results",
+        "mcp",
+        "server results",
+        ("server",),
+        "MCPServer tool results: the text mirror written natively, sent without a second dump",
+        (
+            Target(
+                _FUNC_METADATA,
+                "FuncMetadata.convert_result",
+                f"{__name__}.server",
+                "convert_result",
+                "stock_convert_result",
+            ),
+            Target(
+                "mcp.server.runner", "ServerRunner._serialize", f"{__name__}.server", "serialize", "stock_serialize"
+            ),
+        ),
+        (
+            f"{_FUNC_METADATA}:FuncMetadata",
+            f"{_FUNC_METADATA}:_convert_to_content",
+            "mcp.server.runner:ServerRunner._stamp_server_info",
+            "mcp.server.lowlevel.server:Server.__init__",
+            "mcp_types._types:CallToolResult",
+            "mcp_types._types:ContentBlock",
+            "mcp_types._types:InputRequiredResult",
+            "mcp_types._types:TextContent",
+            "mcp_types.version:MODERN_PROTOCOL_VERSIONS",
+        ),
+        settings=("mirror_indent",),
+    ),
+    GroupSpec(
+        "lowlevel-validation",
+        "mcp",
+        "server results",
+        ("server",),
+        "low-level Server: tool results validated against the output schemas it lists",
+        (
+            Target(
+                _LOWLEVEL,
+                "Server.get_request_handler",
+                f"{__name__}.lowlevel",
+                "get_request_handler",
+                "stock_get_request_handler",
+            ),
+        ),
+        (
+            f"{_LOWLEVEL}:HandlerEntry",
+            f"{_LOWLEVEL}:Server.__init__",
+            f"{_LOWLEVEL}:Server.add_request_handler",
+            # The caller: it looks the handler up per request and awaits it with the typed params.
+            "mcp.server.runner:ServerRunner._on_request",
+            # A tool called before any listing: its context, made a listing's for the tools/list handler.
+            "mcp.server.runner:ServerRunner._make_context",
+            "mcp.server.context:ServerRequestContext",
+            "mcp_types._types:CallToolRequestParams",
+            "mcp_types._types:CallToolResult",
+            "mcp_types._types:ListToolsResult",
+            "mcp_types._types:TextContent",
+            "mcp_types._types:Tool",
+        ),
+        settings=("mode",),
+    ),
+)
