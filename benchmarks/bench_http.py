@@ -1,7 +1,8 @@
 """MCP servers over Streamable HTTP under load, stock vs on mcp-native, with every answer checked.
 
 Each configuration (MCPServer or fastmcp; JSON or SSE responses; stateful: the 2025-era protocol
-with a session, or stateless: 2026-07-28 requests, no session; 1 or 2 uvicorn workers) runs as
+with a session, or stateless: 2026-07-28 requests, no session, or stateless-2025: 2025-era
+requests, no session, no handshake; 1 or 2 uvicorn workers) runs as
 two uvicorn servers side by side, ``benchmarks/http_app.py`` stock and with
 ``MCP_NATIVE_ADAPTERS=1`` (every worker adapted). Two kinds of load, from other processes, take
 turns on them (stock and adapted alternate, the order flipping each repetition):
@@ -100,7 +101,7 @@ CLIENT_PROCESSES, CLIENTS_PER_PROCESS = 2, 16
 class Config:
     framework: str
     response: str  # json | sse
-    state: str  # stateful | stateless
+    state: str  # stateful | stateless (2026-07-28 requests on mcp 2.x) | stateless-2025 (2025-era requests)
     workers: int
 
     def label(self) -> str:
@@ -111,18 +112,20 @@ class Config:
 
 def modern(state: str) -> bool:
     """Whether a stateless request is a 2026-07-28 one (mcp 2.x); mcp 1.x serves 2025-era requests
-    without a session when stateless."""
+    without a session when stateless, as mcp 2.x does in state "stateless-2025"."""
     return state == "stateless" and MCP_LINE >= 2
 
 
 def configs(quick: bool, frameworks: list[str] | None = None) -> list[Config]:
     frameworks = frameworks or list(FRAMEWORKS)
+    # mcp 2.x serves a stateless server's requests of both eras, each on a path of its own.
+    stateless = ["stateless", "stateless-2025"] if MCP_LINE >= 2 else ["stateless"]
     if quick:
-        return [Config(fw, "json", "stateless", 1) for fw in frameworks]
+        return [Config(fw, "json", state, 1) for fw in frameworks for state in stateless]
     # 2 workers in stateless mode only (see above), and with JSON only: on the 2026-07-28 path an
     # SSE response that completes at once is sent as JSON, so the pair would add nothing.
     shapes = [
-        ("json", "stateless", 1),
+        *(("json", state, 1) for state in stateless),
         ("json", "stateless", 2),
         ("json", "stateful", 1),
         ("sse", "stateless", 1),
@@ -405,7 +408,7 @@ async def sdk_clients(url: str, state: str, tool: str, clients: int, tag: str) -
         nonlocal ready
         sent: Counter[Any] = Counter()
         received: Counter[Any] = Counter()
-        mode = "legacy" if state == "stateful" else MODERN_VERSION
+        mode = MODERN_VERSION if modern(state) else "legacy"
         async with Client(counted(streamable_http_client(url), sent, received), mode=mode, cache=None) as c:
             await c.call_tool(tool, {"city": "warm-up"} if tool == "get_weather" else {"count": 200})
             ready += 1

@@ -2,7 +2,7 @@
 and ``tests/python/test_http_reliability.py``: an ASGI app for uvicorn or gunicorn, chosen by the
 environment.
 
-    HTTP_APP=mcpserver|fastmcp|fastmcp1 HTTP_RESPONSE=json|sse HTTP_STATE=stateful|stateless \\
+    HTTP_APP=mcpserver|fastmcp|fastmcp1 HTTP_RESPONSE=json|sse HTTP_STATE=stateful|stateless|stateless-2025 \\
         uvicorn --app-dir benchmarks http_app:app [--workers N]
 
 Stock as written; adapted with ``MCP_NATIVE_ADAPTERS=1`` in the environment (every worker). The
@@ -27,7 +27,7 @@ from starlette.responses import JSONResponse
 
 FRAMEWORK = os.environ.get("HTTP_APP", "mcpserver")
 JSON_RESPONSE = os.environ.get("HTTP_RESPONSE", "json") == "json"
-STATELESS = os.environ.get("HTTP_STATE", "stateless") == "stateless"
+STATELESS = os.environ.get("HTTP_STATE", "stateless") in ("stateless", "stateless-2025")
 
 
 async def stats(request: Request) -> JSONResponse:

@@ -111,6 +111,17 @@ def _defined_in(obj: Any, path: str | None) -> bool:
 _CONTEXTLIB = contextlib.asynccontextmanager.__code__.co_filename
 
 
+def is_sdk_function(obj: Any, module: str, qualname: str) -> bool:
+    """Whether ``obj`` is the SDK's own function ``module:qualname``: its name, and its code in
+    the module's file (a copy of the module that a failed import left behind counts too), not a
+    wrapper of it."""
+    return (
+        getattr(obj, "__module__", None) == module
+        and getattr(obj, "__qualname__", None) == qualname
+        and _defined_in(obj, getattr(sys.modules.get(module), "__file__", None))
+    )
+
+
 @dataclass
 class Patch:
     """``module.attribute`` (``attribute`` is "name" or "Class.name") replaced by the object
@@ -191,13 +202,7 @@ class Patch:
         self.slot, self.original, self.new, self.applied = slot, original, replacement, True
 
     def _is_stock(self, obj: Any) -> bool:
-        """Whether ``obj`` is the SDK's own function of this name: its name, and its code in the
-        module's file (a copy of the module that a failed import left behind counts too)."""
-        return (
-            getattr(obj, "__module__", None) == self.module
-            and getattr(obj, "__qualname__", None) == self.attribute
-            and _defined_in(obj, getattr(sys.modules.get(self.module), "__file__", None))
-        )
+        return is_sdk_function(obj, self.module, self.attribute)
 
     def _function(self, top: _Slot) -> tuple[_Slot, Any]:
         """The slot holding the SDK's own function of this name: at the attribute, or under the

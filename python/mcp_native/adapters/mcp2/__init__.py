@@ -16,6 +16,8 @@ _WIRE = (
 )
 _HTTP = "mcp.server.streamable_http"
 _HTTP_MODERN = "mcp.server._streamable_http_modern"
+_MANAGER = "mcp.server.streamable_http_manager"
+_DISPATCHER = "mcp.shared.jsonrpc_dispatcher"
 _FUNC_METADATA = "mcp.server.mcpserver.utilities.func_metadata"
 _LOWLEVEL = "mcp.server.lowlevel.server"
 
@@ -70,6 +72,62 @@ GROUPS: tuple[GroupSpec, ...] = (
         _WIRE,
     ),
     http_responses_group("", " (2025 era)", _WIRE),
+    GroupSpec(
+        "http-stateless",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP (2025 era): a stateless JSON request served in one pass, without a transport loop",
+        (
+            Target(
+                _MANAGER,
+                "StreamableHTTPSessionManager._handle_stateless_request",
+                f"{__name__}.http_stateless",
+                "handle_stateless_request",
+                "stock_handle_stateless_request",
+            ),
+        ),
+        (
+            # The caller, and the manager's state the request reads.
+            f"{_MANAGER}:StreamableHTTPSessionManager._handle_request",
+            f"{_MANAGER}:StreamableHTTPSessionManager.__init__",
+            f"{_MANAGER}:StreamableHTTPSessionManager.run",
+            # The transport: what stock's POST runs, and the parts of it this path calls.
+            f"{_HTTP}:StreamableHTTPServerTransport.__init__",
+            f"{_HTTP}:StreamableHTTPServerTransport._handle_request",
+            f"{_HTTP}:StreamableHTTPServerTransport._handle_post_request",
+            f"{_HTTP}:StreamableHTTPServerTransport._message_metadata",
+            f"{_HTTP}:StreamableHTTPServerTransport._check_content_type",
+            f"{_HTTP}:StreamableHTTPServerTransport._create_json_response",
+            f"{_HTTP}:StreamableHTTPServerTransport._create_error_response",
+            f"{_HTTP}:StreamableHTTPServerTransport._terminate_unanswered_request",
+            f"{_HTTP}:StreamableHTTPServerTransport.terminate",
+            f"{_HTTP}:StreamableHTTPServerTransport.connect",
+            f"{_HTTP}:check_accept_headers",
+            f"{_HTTP}:REQUEST_CANCELLED",
+            "mcp.server.transport_security:TransportSecurityMiddleware.validate_request",
+            "mcp_types.jsonrpc:jsonrpc_message_adapter",
+            # The dispatcher's request path, run without its read loop.
+            f"{_DISPATCHER}:JSONRPCDispatcher.__init__",
+            f"{_DISPATCHER}:JSONRPCDispatcher.run",
+            f"{_DISPATCHER}:JSONRPCDispatcher._dispatch_request",
+            f"{_DISPATCHER}:JSONRPCDispatcher._handle_request",
+            f"{_DISPATCHER}:JSONRPCDispatcher._write",
+            f"{_DISPATCHER}:JSONRPCDispatcher._write_result",
+            f"{_DISPATCHER}:JSONRPCDispatcher._write_error",
+            f"{_DISPATCHER}:JSONRPCDispatcher._settle_unanswered",
+            f"{_DISPATCHER}:JSONRPCDispatcher._final_write",
+            f"{_DISPATCHER}:JSONRPCDispatcher.notify",
+            f"{_DISPATCHER}:_JSONRPCDispatchContext",
+            f"{_DISPATCHER}:progress_token_from_params",
+            # The kernel and the connection stock's loop serves the request with.
+            "mcp.server.runner:ServerRunner",
+            "mcp.server.runner:serve_connection",
+            "mcp.server.runner:aclose_shielded",
+            "mcp.server.connection:Connection.from_envelope",
+            "mcp.shared.transport_context:TransportContext",
+        ),
+    ),
     GroupSpec(
         "http-errors",
         "mcp",

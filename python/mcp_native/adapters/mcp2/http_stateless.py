@@ -1,0 +1,214 @@
+"""mcp 2.x: a stateless Streamable HTTP request of the 2025 era served in one pass.
+
+Stock, ``StreamableHTTPSessionManager._handle_stateless_request`` builds a transport for every
+POST, starts a task in the manager's task group that connects it (four memory streams and a
+message-router task) and runs a ``JSONRPCDispatcher`` over it (a task group and a read loop,
+which spawns one more task for the request) with a ``ServerRunner`` over a born-ready
+``Connection``; the transport hands the message to that loop through the streams, waits for the
+response on a stream of its own, writes it, and is terminated.
+
+Here, when the manager answers in JSON and the POST is one plain request (not ``initialize``,
+not a notification, a response or a batch), the same work without the streams, the router, the
+loop and their tasks: the transport is built as stock builds it and checks the request with its
+own code (the security settings, ``Accept``, ``Content-Type``); the body is parsed and validated
+by the SDK's own parser and message adapter; the SDK's own ``JSONRPCDispatcher._handle_request``
+(the handler chain with its OpenTelemetry span, the exception-to-error mapping, its logging)
+runs the request over the ``ServerRunner`` and ``Connection`` stock builds, in a task of its own
+that starts from a copy of the request's context, as stock's spawned task does; the answer is
+written by the transport's ``_create_json_response`` (natively, with ``http-responses``); the
+transport is terminated (stock's INFO line "Terminating session: None" included) and the
+connection's exit stack unwound. What the handler notifies goes where it goes in stock's JSON
+mode: nowhere (a JSON body carries only the response).
+
+Everything else takes the stock path, the body handed back to it where it was read: SSE
+responses, other methods, a body the SDK's parser or envelope refuses (stock answers it), DEBUG
+enabled on the SDK's loggers on this path (stock writes debug lines this path does not pass
+through), any function of the stock path replaced by someone else (OpenTelemetry's
+instrumentation wraps the transport's ``connect`` to open its span), a backend other than asyncio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import types
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import Any
+
+import anyio
+import pydantic_core
+from mcp.server import runner as _runner
+from mcp.server import streamable_http as _transport
+from mcp.server import streamable_http_manager as _manager
+from mcp.server.connection import Connection
+from mcp.shared import jsonrpc_dispatcher as _dispatcher
+from mcp.shared.transport_context import TransportContext
+from mcp_types import (
+    DEFAULT_NEGOTIATED_VERSION,
+    INTERNAL_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    jsonrpc_message_adapter,
+)
+from pydantic import ValidationError
+from starlette.requests import Request
+
+from .._patching.patch import is_sdk_function
+
+stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
+
+_Transport = _transport.StreamableHTTPServerTransport
+_Dispatcher = _dispatcher.JSONRPCDispatcher
+
+# The loggers of the stock path: with DEBUG on any of them, stock writes lines this one skips.
+_LOGGERS = tuple(logging.getLogger(m.__name__) for m in (_manager, _transport, _dispatcher, _runner))
+
+# What the stock path runs that this one does not: (holder, attribute, module, qualname) of each.
+_SKIPPED = (
+    (_Transport, "connect", _transport.__name__, "StreamableHTTPServerTransport.connect"),
+    (_Transport, "handle_request", _transport.__name__, "StreamableHTTPServerTransport.handle_request"),
+    (_Transport, "_handle_post_request", _transport.__name__, "StreamableHTTPServerTransport._handle_post_request"),
+    (_Dispatcher, "run", _dispatcher.__name__, "JSONRPCDispatcher.run"),
+    (_Dispatcher, "_dispatch_request", _dispatcher.__name__, "JSONRPCDispatcher._dispatch_request"),
+    (_manager, "serve_connection", _runner.__name__, "serve_connection"),
+    (_runner, "serve_connection", _runner.__name__, "serve_connection"),
+)
+_proven: tuple[Any, ...] = ()
+
+
+def _held(holder: Any, name: str) -> Any:
+    return holder.__dict__.get(name) if isinstance(holder, type) else getattr(holder, name, None)
+
+
+def _stock_path_is_the_sdks() -> bool:
+    """Whether every function the stock path runs and this one skips is still the SDK's own
+    (checked again only when one of them is replaced)."""
+    global _proven
+    current = tuple(_held(holder, name) for holder, name, _, _ in _SKIPPED)
+    if current == _proven:
+        return True
+    if all(is_sdk_function(obj, m, q) for obj, (_, _, m, q) in zip(current, _SKIPPED, strict=True)):
+        _proven = current
+        return True
+    return False
+
+
+def _one_pass(manager: Any) -> bool:
+    if not manager.json_response or any(lg.isEnabledFor(logging.DEBUG) for lg in _LOGGERS):
+        return False
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # another backend (trio)
+        return False
+    return _stock_path_is_the_sdks()
+
+
+class _Answer:
+    """The dispatcher's write stream for one request: it keeps the request's response (or
+    error) and drops the rest, as stock's router does in JSON mode."""
+
+    def __init__(self, request_id: Any) -> None:
+        self.request_id = request_id
+        self.message: Any = None
+
+    async def send(self, item: Any) -> None:
+        message = item.message
+        answers = type(message) is not JSONRPCNotification and getattr(message, "id", None) == self.request_id
+        if self.message is None and answers:
+            self.message = message
+
+
+def _replayed(body: bytes, receive: Any) -> Any:
+    """``receive`` for the stock path after the body was read: the body once, then the rest."""
+    sent = False
+
+    async def replay() -> Any:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def handle_stateless_request(
+    self: Any, protocol_version_hint: str | None, scope: Any, receive: Any, send: Any
+) -> None:
+    """Process request in stateless mode - creating a new transport for each request."""
+    assert stock_handle_stateless_request is not None
+    if not _one_pass(self) or scope.get("method") != "POST":
+        await stock_handle_stateless_request(self, protocol_version_hint, scope, receive, send)
+        return
+    transport = _Transport(
+        mcp_session_id=None,
+        is_json_response_enabled=self.json_response,
+        event_store=None,
+        security_settings=self.security_settings,
+    )
+    request = Request(scope, receive)
+    checks_pass = (
+        await transport._security.validate_request(request, is_post=True) is None
+        and _transport.check_accept_headers(request)[0]
+        and transport._check_content_type(request)
+    )
+    if not checks_pass:  # stock answers it (nothing is read yet)
+        await stock_handle_stateless_request(self, protocol_version_hint, scope, receive, send)
+        return
+    body = await request.body()
+    try:
+        message = jsonrpc_message_adapter.validate_python(pydantic_core.from_json(body), by_name=False)
+    except (ValueError, ValidationError):
+        message = None
+    if type(message) is not JSONRPCRequest or message.method == "initialize":
+        await stock_handle_stateless_request(self, protocol_version_hint, scope, _replayed(body, receive), send)
+        return
+    connection = Connection.from_envelope(
+        protocol_version_hint if protocol_version_hint is not None else DEFAULT_NEGOTIATED_VERSION, None, None
+    )
+    try:
+        answer = await _run(self, message, transport, request, connection)
+        if answer is None:  # stock's answer when the request's stream ends without a response
+            response = transport._create_error_response(
+                "Session terminated before the request completed", HTTPStatus.INTERNAL_SERVER_ERROR, INTERNAL_ERROR
+            )
+        else:
+            response = transport._create_json_response(answer)
+        await response(scope, receive, send)
+    finally:
+        # Stock's order: the transport terminated, then the connection's exit stack unwound.
+        with anyio.CancelScope(shield=True):
+            await transport.terminate()
+        await _runner.aclose_shielded(connection)
+
+
+async def _run(manager: Any, message: Any, transport: Any, request: Request, connection: Connection) -> Any:
+    """The request run as stock's dispatcher runs it, in a task of its own; its answer."""
+    answer = _Answer(message.id)
+
+    async def unanswered() -> None:  # the transport's own answer to a request that settles without one
+        error = ErrorData(code=_transport.REQUEST_CANCELLED, message="Request cancelled")
+        await answer.send(types.SimpleNamespace(message=JSONRPCError(jsonrpc="2.0", id=message.id, error=error)))
+
+    dispatcher = _Dispatcher(
+        None,  # type: ignore[arg-type]  # no read loop: the one request is handed over directly
+        answer,  # type: ignore[arg-type]
+        inline_methods=frozenset({"initialize"}),
+        transport_builder=lambda _md: TransportContext(kind="streamable-http", can_send_request=False),
+    )
+    dctx = _dispatcher._JSONRPCDispatchContext(
+        transport=TransportContext(kind="streamable-http", can_send_request=False),
+        _dispatcher=dispatcher,
+        _request_id=message.id,
+        message_metadata=transport._message_metadata(request, on_request_unanswered=unanswered),
+        _progress_token=_dispatcher.progress_token_from_params(message.params),
+    )
+    runner = _runner.ServerRunner(manager.app, connection, manager._lifespan_state)
+    handle = _Dispatcher._handle_request(dispatcher, message, dctx, anyio.CancelScope(), runner.on_request)
+    # A copy of this task's context, as stock's task spawned from the message's sender.
+    await contextvars.copy_context().run(asyncio.get_running_loop().create_task, handle)
+    return answer.message

@@ -1,0 +1,290 @@
+"""A stateless Streamable HTTP request of the 2025 era served in one pass (``http-stateless``):
+a stock and an adapted uvicorn server on 127.0.0.1 give the same answers (status, content type,
+the JSON, the session header's absence) to plain calls, to what a handler does on this path
+(notifications, a request to the client, errors, the request's own headers), and to everything
+that takes the stock path (initialize, notifications, batches, bad bodies, refused headers, other
+methods); both write the transport's INFO line once per request; and the adapted server takes the
+one pass exactly where it should: not with DEBUG on the SDK's loggers, not once a function of the
+stock path is wrapped by someone else."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("uvicorn")
+pytest.importorskip("mcp.server.runner", reason="the mcp 2.x line (the 1.x line has no dispatcher to run alone)")
+
+from mcp_native import adapters
+
+APP = """
+import functools, logging, os
+
+import mcp.server.streamable_http as transport
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
+from starlette.responses import JSONResponse
+
+# The transport's INFO lines, one per stateless request, counted in a file of their own.
+log = logging.getLogger("mcp.server.streamable_http")
+log.setLevel(logging.INFO)
+log.propagate = False
+handler = logging.FileHandler(os.environ["LOG_FILE"])
+handler.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
+log.addHandler(handler)
+
+server = MCPServer("stateless", log_level="WARNING")
+
+
+class Weather(BaseModel):
+    city: str
+    temperature: float
+
+
+@server.tool()
+def weather(city: str) -> Weather:
+    return Weather(city=city, temperature=21.5)
+
+
+@server.tool()
+async def chatty(ctx: Context) -> str:
+    await ctx.info("working")
+    await ctx.report_progress(1, 2, "half")
+    return "done"
+
+
+@server.tool()
+async def ask(ctx: Context) -> str:
+    answer = await ctx.elicit("name?", schema=Weather)
+    return str(answer)
+
+
+@server.tool()
+def fails() -> str:
+    raise ValueError("it failed")
+
+
+@server.tool()
+def header(ctx: Context) -> str:
+    return ctx.request_context.request.headers.get("x-probe", "none")
+
+
+@server.tool()
+def path(ctx: Context) -> str:
+    # The one pass hands the request to the dispatcher without its read loop.
+    dispatcher = ctx.request_context.session._request_outbound._dispatcher
+    return "one pass" if dispatcher._read_stream is None else "stock"
+
+
+@server.custom_route("/debug", methods=["POST"])
+async def debug(request):
+    on = request.query_params["on"] == "1"
+    logging.getLogger("mcp.shared.jsonrpc_dispatcher").setLevel(logging.DEBUG if on else logging.NOTSET)
+    return JSONResponse({})
+
+
+stock_connect = transport.StreamableHTTPServerTransport.connect
+
+
+@server.custom_route("/wrap", methods=["POST"])
+async def wrap(request):
+    if request.query_params["on"] == "1":
+        @functools.wraps(stock_connect)
+        def connect(*args, **kwargs):
+            return stock_connect(*args, **kwargs)
+        transport.StreamableHTTPServerTransport.connect = connect
+    else:
+        transport.StreamableHTTPServerTransport.connect = stock_connect
+    return JSONResponse({})
+
+
+app = server.streamable_http_app(json_response=True, stateless_http=True)
+"""
+
+HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def body(method: str, params: object = None, id: object = 1) -> bytes:
+    message: dict[str, object] = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return json.dumps(message).encode()
+
+
+def call(tool: str, arguments: object = None, id: object = 1, meta: object = None) -> bytes:
+    params: dict[str, object] = {"name": tool, "arguments": arguments or {}}
+    if meta is not None:
+        params["_meta"] = meta
+    return body("tools/call", params, id)
+
+
+INITIALIZE = body(
+    "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+)
+# name: (body, extra headers, HTTP method)
+EXCHANGES: dict[str, tuple[bytes | None, dict[str, str], str]] = {
+    "call": (call("weather", {"city": "Oslo"}), {}, "POST"),
+    "call, string id": (call("weather", {"city": "Oslo"}, id="a"), {}, "POST"),
+    "call, 2025-06-18": (call("weather", {"city": "Oslo"}), {"MCP-Protocol-Version": "2025-06-18"}, "POST"),
+    "call, 2025-11-25": (call("weather", {"city": "Oslo"}), {"MCP-Protocol-Version": "2025-11-25"}, "POST"),
+    "call, 2024-11-05": (call("weather", {"city": "Oslo"}), {"MCP-Protocol-Version": "2024-11-05"}, "POST"),
+    "call, bad arguments": (call("weather", {"city": 5}), {}, "POST"),
+    "call, unknown tool": (call("nothing"), {}, "POST"),
+    "call, no name": (body("tools/call", {"arguments": {}}), {}, "POST"),
+    "notifications and progress": (call("chatty", meta={"progressToken": 7}), {}, "POST"),
+    "a request to the client": (call("ask"), {}, "POST"),
+    "a tool that raises": (call("fails"), {}, "POST"),
+    "the request's headers": (call("header"), {"X-Probe": "here"}, "POST"),
+    "tools/list": (body("tools/list"), {}, "POST"),
+    "ping": (body("ping"), {}, "POST"),
+    "unknown method": (body("no/such"), {}, "POST"),
+    "params not an object": (body("tools/list", [1]), {}, "POST"),
+    "initialize": (INITIALIZE, {}, "POST"),
+    "notification": (json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(), {}, "POST"),
+    "response": (b'{"jsonrpc": "2.0", "id": 1, "result": {}}', {}, "POST"),
+    "batch": (b"[" + body("ping") + b"]", {}, "POST"),
+    "not JSON": (b'{"jsonrpc": "2.0", "id": 1,', {}, "POST"),
+    "NaN": (call("weather", {"city": "x", "n": float("nan")}), {}, "POST"),
+    "empty": (b"", {}, "POST"),
+    "extra members": (body("ping")[:-1] + b', "x": 1}', {}, "POST"),
+    "JSON-RPC 1.0": (body("ping").replace(b'"2.0"', b'"1.0"'), {}, "POST"),
+    "Accept: text/html": (body("ping"), {"Accept": "text/html"}, "POST"),
+    "Accept: */*": (body("ping"), {"Accept": "*/*"}, "POST"),
+    "Content-Type: text/plain": (body("ping"), {"Content-Type": "text/plain"}, "POST"),
+    "unsupported protocol version": (body("ping"), {"MCP-Protocol-Version": "1999-01-01"}, "POST"),
+    "DELETE": (None, {}, "DELETE"),
+    "PUT": (body("ping"), {}, "PUT"),
+}
+
+
+# conftest's ``served``: ``with served(lambda port: cmd, cwd, env) as port:``.
+Served = Callable[[Callable[[int], list[str]], Path, dict[str, str]], AbstractContextManager[int]]
+
+
+def _request(
+    port: int, method: str, path: str, data: bytes | None = None, headers: dict[str, str] | None = None
+) -> tuple[int, str | None, str | None, object]:
+    """Status, content type, session header, and the body's JSON (its bytes if it has none)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request(method, path, body=data, headers={**HEADERS, **(headers or {})})
+        response = conn.getresponse()
+        raw = response.read()
+        kind = response.getheader("content-type")
+        parsed = json.loads(raw) if kind == "application/json" and raw else raw
+        return response.status, kind, response.getheader("mcp-session-id"), parsed
+    finally:
+        conn.close()
+
+
+def _path(port: int) -> str:
+    answer = _request(port, "POST", "/mcp", call("path"))[3]
+    return answer["result"]["content"][0]["text"]  # type: ignore[index,no-any-return]
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory: pytest.TempPathFactory, served: Served) -> Iterator[tuple[int, int, Path, Path]]:
+    tmp_path = tmp_path_factory.mktemp("stateless")
+    (tmp_path / "stateless_app.py").write_text(APP)
+    stock_env = {k: v for k, v in os.environ.items() if k != adapters.ENVIRONMENT}
+    stock_log, adapted_log = tmp_path / "stock.log", tmp_path / "adapted.log"
+
+    def uvicorn(port: int) -> list[str]:
+        return [sys.executable, "-m", "uvicorn", "stateless_app:app", "--port", str(port), "--log-level", "warning"]
+
+    with (
+        served(uvicorn, tmp_path, {**stock_env, "LOG_FILE": str(stock_log)}) as stock,
+        served(uvicorn, tmp_path, {**stock_env, "LOG_FILE": str(adapted_log), adapters.ENVIRONMENT: "1"}) as adapted,
+    ):
+        yield stock, adapted, stock_log, adapted_log
+
+
+def test_the_adapted_server_serves_a_plain_request_in_one_pass(servers: tuple[int, int, Path, Path]) -> None:
+    stock, adapted, _, _ = servers
+    assert _path(stock) == "stock"
+    assert _path(adapted) == "one pass"
+
+
+@pytest.mark.parametrize("name", list(EXCHANGES))
+def test_stock_and_adapted_answer_alike(servers: tuple[int, int, Path, Path], name: str) -> None:
+    stock, adapted, _, _ = servers
+    data, headers, method = EXCHANGES[name]
+    answer = _request(stock, method, "/mcp", data, headers)
+    error = answer[3].get("error") if isinstance(answer[3], dict) else None
+    if error is not None and error["code"] == -32602 and error["message"].startswith("Validation error:"):
+        error["code"] = -32600  # http-errors: a malformed envelope is an Invalid Request
+    assert _request(adapted, method, "/mcp", data, headers) == answer
+    if name == "call":  # the fixture serves what the others are compared on
+        assert answer[:3] == (200, "application/json", None)
+        assert answer[3]["result"]["structuredContent"] == {"city": "Oslo", "temperature": 21.5}  # type: ignore[index]
+
+
+def test_both_log_the_transports_line_once_per_request(servers: tuple[int, int, Path, Path]) -> None:
+    stock, adapted, stock_log, adapted_log = servers
+
+    def lines(log: Path) -> list[str]:
+        return [line for line in log.read_text().splitlines() if "Terminating session" in line]
+
+    before = len(lines(stock_log)), len(lines(adapted_log))
+    for port in (stock, adapted):
+        for i in range(5):
+            assert _request(port, "POST", "/mcp", call("weather", {"city": f"c{i}"}))[0] == 200
+    after_stock, after_adapted = lines(stock_log), lines(adapted_log)
+    assert (len(after_stock) - before[0], len(after_adapted) - before[1]) == (5, 5)
+    assert after_adapted[-1] == after_stock[-1] == "mcp.server.streamable_http INFO Terminating session: None"
+
+
+def test_debug_logging_on_the_sdk_takes_the_stock_path(servers: tuple[int, int, Path, Path]) -> None:
+    _, adapted, _, _ = servers
+    _request(adapted, "POST", "/debug?on=1")
+    try:
+        assert _path(adapted) == "stock"
+    finally:
+        _request(adapted, "POST", "/debug?on=0")
+    assert _path(adapted) == "one pass"
+
+
+def test_a_wrapped_function_of_the_stock_path_takes_the_stock_path(servers: tuple[int, int, Path, Path]) -> None:
+    _, adapted, _, _ = servers
+    _request(adapted, "POST", "/wrap?on=1")
+    try:
+        assert _path(adapted) == "stock"
+        answer = _request(adapted, "POST", "/mcp", call("weather", {"city": "Oslo"}))
+        assert answer[3]["result"]["structuredContent"]["city"] == "Oslo"  # type: ignore[index]
+    finally:
+        _request(adapted, "POST", "/wrap?on=0")
+    assert _path(adapted) == "one pass"
+
+
+def test_many_requests_at_once_are_each_answered_once(servers: tuple[int, int, Path, Path]) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    _, adapted, _, _ = servers
+
+    def one(i: int) -> tuple[int, str]:
+        answer = _request(adapted, "POST", "/mcp", call("weather", {"city": f"c{i}"}, id=i))
+        return answer[3]["id"], answer[3]["result"]["structuredContent"]["city"]  # type: ignore[index]
+
+    with ThreadPoolExecutor(16) as pool:
+        assert sorted(pool.map(one, range(200))) == [(i, f"c{i}") for i in range(200)]
+
+
+@pytest.mark.usefixtures("adapters_restored")
+def test_install_patches_the_manager_and_uninstall_restores_it() -> None:
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    from mcp_native.adapters.mcp2 import http_stateless
+
+    stock = vars(StreamableHTTPSessionManager)["_handle_stateless_request"]
+    report = adapters.install()
+    assert "http-stateless" in report.patched
+    assert vars(StreamableHTTPSessionManager)["_handle_stateless_request"] is http_stateless.handle_stateless_request
+    adapters.uninstall()
+    assert vars(StreamableHTTPSessionManager)["_handle_stateless_request"] is stock
