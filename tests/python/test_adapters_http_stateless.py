@@ -13,6 +13,7 @@ import http.client
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -81,6 +82,13 @@ def path(ctx: Context) -> str:
     # The one pass hands the request to the dispatcher without its read loop.
     dispatcher = ctx.request_context.session._request_outbound._dispatcher
     return "one pass" if dispatcher._read_stream is None else "stock"
+
+
+@server.tool()
+def cleanup(ctx: Context) -> str:
+    # A per-connection cleanup: unwound once the request is answered.
+    ctx.request_context.session._connection.exit_stack.callback(log.warning, "unwound")
+    return "registered"
 
 
 @server.custom_route("/debug", methods=["POST"])
@@ -239,6 +247,16 @@ def test_both_log_the_transports_line_once_per_request(servers: tuple[int, int, 
     after_stock, after_adapted = lines(stock_log), lines(adapted_log)
     assert (len(after_stock) - before[0], len(after_adapted) - before[1]) == (5, 5)
     assert after_adapted[-1] == after_stock[-1] == "mcp.server.streamable_http INFO Terminating session: None"
+
+
+def test_the_connections_cleanup_runs_after_the_request(servers: tuple[int, int, Path, Path]) -> None:
+    for port, log in (servers[0], servers[2]), (servers[1], servers[3]):
+        before = log.read_text().count("unwound")
+        assert _request(port, "POST", "/mcp", call("cleanup"))[0] == 200
+        deadline = time.monotonic() + 10  # stock unwinds in its server task, after the response
+        while log.read_text().count("unwound") == before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert log.read_text().count("unwound") == before + 1
 
 
 def test_debug_logging_on_the_sdk_takes_the_stock_path(servers: tuple[int, int, Path, Path]) -> None:
