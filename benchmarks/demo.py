@@ -299,15 +299,20 @@ def summary_section(summary: dict[str, Any]) -> str:
     if summary["http"]:
         lines += [
             "",
-            "**Streamable HTTP**, one uvicorn worker, stateless, JSON responses, wrk's load (`benchmarks/bench_http.py "
-            "--quick`; every answer checked):",
+            "**Streamable HTTP**, one uvicorn worker, stateless, JSON responses, the SDKs' logging at WARNING, wrk's "
+            "load (`benchmarks/bench_http.py --quick`; every answer checked). Server CPU per call is the steady "
+            "figure on a shared machine; its inverse is what a worker with a core to itself serves:",
             "",
-            "| framework | payload | calls/s stock → mcp-native | server CPU ms/call stock → mcp-native |",
-            "|---|---|---:|---:|",
+            "| framework | requests | payload | calls/s stock → mcp-native | server CPU ms/call stock → mcp-native "
+            "| calls per CPU-second |",
+            "|---|---|---|---:|---:|---:|",
         ]
+        modern = int(summary["versions"]["mcp"].split(".")[0]) >= 2
         lines += [
-            f"| {r['framework']} | {r['payload']} | {r['stock']['calls_per_s']:,.0f} → {r['adapted']['calls_per_s']:,.0f} "
-            f"| {r['stock']['cpu_ms_per_call']:.2f} → {r['adapted']['cpu_ms_per_call']:.2f} |"
+            f"| {r['framework']} | {'2026-07-28' if modern and r['state'] == 'stateless' else '2025 era'} "
+            f"| {r['payload']} | {r['stock']['calls_per_s']:,.0f} → {r['adapted']['calls_per_s']:,.0f} "
+            f"| {r['stock']['cpu_ms_per_call']:.2f} → {r['adapted']['cpu_ms_per_call']:.2f} "
+            f"| {bench.speedup(r['cpu_faster'])} |"
             for r in summary["http"]
             if r["load"] == "wrk"
         ]

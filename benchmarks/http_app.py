@@ -57,7 +57,10 @@ elif FRAMEWORK == "mcpserver":
     from mcp.server.mcpserver import Context as MCPContext
     from mcp.server.mcpserver import MCPServer
 
-    mcpserver = MCPServer("weather")
+    # Its constructor passes its own default level (INFO), as FastMCP 1.x's does: the level only
+    # reaches it as an argument.
+    level = os.environ.get("FASTMCP_LOG_LEVEL")
+    mcpserver = MCPServer("weather", **({"log_level": level} if level else {}))
 
     async def ticking_mcp(steps: int, ctx: MCPContext) -> str:  # type: ignore[type-arg]
         """Progress every 10 ms, then "done"."""
