@@ -83,6 +83,11 @@ FRAMEWORKS = (
     if MCP_LINE >= 2
     else {"FastMCP 1.x": "fastmcp1", **({"fastmcp": "fastmcp"} if importlib.util.find_spec("fastmcp") else {})}
 )
+# minimcp (PyPI), a lean framework on mcp 1.x's types that answers a request in one task, as the
+# yardstick of what a Python MCP server can do per request: measured where it is installed (its
+# "adapted" server is the same one with the adapters installed, which it does not use).
+if importlib.util.find_spec("minimcp"):
+    FRAMEWORKS["minimcp"] = "minimcp"
 CALLS = {"weather": "get_weather", "200 records": "list_records"}
 MODES = ("stock", "adapted")
 HANDSHAKE_VERSION = "2025-11-25"

@@ -2,7 +2,7 @@
 and ``tests/python/test_http_reliability.py``: an ASGI app for uvicorn or gunicorn, chosen by the
 environment.
 
-    HTTP_APP=mcpserver|fastmcp|fastmcp1 HTTP_RESPONSE=json|sse HTTP_STATE=stateful|stateless|stateless-2025 \\
+    HTTP_APP=mcpserver|fastmcp|fastmcp1|minimcp HTTP_RESPONSE=json|sse HTTP_STATE=stateful|stateless|stateless-2025 \\
         uvicorn --app-dir benchmarks http_app:app [--workers N]
 
 Stock as written; adapted with ``MCP_NATIVE_ADAPTERS=1`` in the environment (every worker). The
@@ -97,5 +97,16 @@ elif FRAMEWORK == "fastmcp1":
     fastmcp1.tool(name="ticking")(ticking_1x)
     fastmcp1.custom_route("/stats", methods=["GET"])(stats)
     app = fastmcp1.streamable_http_app()
+elif FRAMEWORK == "minimcp":
+    from minimcp import HTTPTransport, MiniMCP  # type: ignore[import-not-found,unused-ignore]
+    from starlette.routing import Route
+
+    # Stateless and JSON only: one POST, one answer (no sessions, no event stream for a call
+    # that sends no notifications).
+    mini = MiniMCP(name="weather")
+    for tool in TOOLS:
+        mini.tool()(tool)
+    app = HTTPTransport(mini).as_starlette("/mcp")
+    app.router.routes.append(Route("/stats", stats, methods=["GET"]))
 else:
-    raise SystemExit(f"HTTP_APP must be mcpserver, fastmcp or fastmcp1, not {FRAMEWORK!r}")
+    raise SystemExit(f"HTTP_APP must be mcpserver, fastmcp, fastmcp1 or minimcp, not {FRAMEWORK!r}")
