@@ -1,11 +1,12 @@
 """A stateless Streamable HTTP request of the 2025 era served in one pass (``http-stateless``):
 a stock and an adapted uvicorn server on 127.0.0.1 give the same answers (status, content type,
 the JSON, the session header's absence) to plain calls, to what a handler does on this path
-(notifications, a request to the client, errors, the request's own headers), and to everything
-that takes the stock path (initialize, notifications, batches, bad bodies, refused headers, other
-methods); both write the transport's INFO line once per request; and the adapted server takes the
-one pass exactly where it should: not with DEBUG on the SDK's loggers, not once a function of the
-stock path is wrapped by someone else."""
+(notifications, a request to the client, errors, the request's own headers), to ``initialize``,
+notifications and ``DELETE`` (a session-per-call client's flow, also one pass), and to what takes
+the stock path (batches, bad bodies, refused headers, a request with SSE responses); both write
+the transport's INFO line once per request and run a notification's handler chain; and the
+adapted server takes the one pass exactly where it should: not with DEBUG on the SDK's loggers,
+not once a function of the stock path is wrapped by someone else."""
 
 from __future__ import annotations
 
@@ -113,7 +114,16 @@ async def wrap(request):
     return JSONResponse({})
 
 
-app = server.streamable_http_app(json_response=True, stateless_http=True)
+# Every message's handler chain, and the path that ran it, in the log file.
+class Seen:
+    async def __call__(self, ctx, call_next):
+        dispatcher = ctx.session._request_outbound._dispatcher
+        log.warning("seen %s %s", ctx.method, "one pass" if dispatcher._read_stream is None else "stock")
+        return await call_next(ctx)
+
+
+server._lowlevel_server.middleware.append(Seen())
+app = server.streamable_http_app(json_response=os.environ.get("SSE") != "1", stateless_http=True)
 """
 
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -197,11 +207,10 @@ def _path(port: int) -> str:
     return answer["result"]["content"][0]["text"]  # type: ignore[index,no-any-return]
 
 
-@pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory, served: Served) -> Iterator[tuple[int, int, Path, Path]]:
-    tmp_path = tmp_path_factory.mktemp("stateless")
+def _pair(tmp_path: Path, served: Served, extra: dict[str, str]) -> Iterator[tuple[int, int, Path, Path]]:
+    """A stock and an adapted server of APP, each logging to a file of its own."""
     (tmp_path / "stateless_app.py").write_text(APP)
-    stock_env = {k: v for k, v in os.environ.items() if k != adapters.ENVIRONMENT}
+    stock_env = {**{k: v for k, v in os.environ.items() if k != adapters.ENVIRONMENT}, **extra}
     stock_log, adapted_log = tmp_path / "stock.log", tmp_path / "adapted.log"
 
     def uvicorn(port: int) -> list[str]:
@@ -212,6 +221,37 @@ def servers(tmp_path_factory: pytest.TempPathFactory, served: Served) -> Iterato
         served(uvicorn, tmp_path, {**stock_env, "LOG_FILE": str(adapted_log), adapters.ENVIRONMENT: "1"}) as adapted,
     ):
         yield stock, adapted, stock_log, adapted_log
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory: pytest.TempPathFactory, served: Served) -> Iterator[tuple[int, int, Path, Path]]:
+    yield from _pair(tmp_path_factory.mktemp("stateless"), served, {})
+
+
+@pytest.fixture(scope="module")
+def sse_servers(tmp_path_factory: pytest.TempPathFactory, served: Served) -> Iterator[tuple[int, int, Path, Path]]:
+    yield from _pair(tmp_path_factory.mktemp("stateless-sse"), served, {"SSE": "1"})
+
+
+def _seen(log: Path) -> list[str]:
+    return [line.split(" seen ", 1)[1] for line in log.read_text().splitlines() if " seen " in line]
+
+
+def _flow(port: int, i: int) -> list[tuple[int, str | None, str | None, object]]:
+    """A session-per-call client's four requests (as a public cross-language benchmark sends them)."""
+    version = {"MCP-Protocol-Version": "2025-11-25"}
+    return [
+        _request(port, "POST", "/mcp", INITIALIZE),
+        _request(
+            port,
+            "POST",
+            "/mcp",
+            json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(),
+            version,
+        ),
+        _request(port, "POST", "/mcp", call("weather", {"city": f"c{i}"}, id=i), version),
+        _request(port, "DELETE", "/mcp", None, version),
+    ]
 
 
 def test_the_adapted_server_serves_a_plain_request_in_one_pass(servers: tuple[int, int, Path, Path]) -> None:
@@ -244,8 +284,11 @@ def test_both_log_the_transports_line_once_per_request(servers: tuple[int, int, 
     for port in (stock, adapted):
         for i in range(5):
             assert _request(port, "POST", "/mcp", call("weather", {"city": f"c{i}"}))[0] == 200
+    deadline = time.monotonic() + 10  # both write it once the response is sent
+    while (len(lines(stock_log)) - before[0], len(lines(adapted_log)) - before[1]) != (5, 5):
+        assert time.monotonic() < deadline, (len(lines(stock_log)) - before[0], len(lines(adapted_log)) - before[1])
+        time.sleep(0.01)
     after_stock, after_adapted = lines(stock_log), lines(adapted_log)
-    assert (len(after_stock) - before[0], len(after_adapted) - before[1]) == (5, 5)
     assert after_adapted[-1] == after_stock[-1] == "mcp.server.streamable_http INFO Terminating session: None"
 
 
@@ -306,3 +349,41 @@ def test_install_patches_the_manager_and_uninstall_restores_it() -> None:
     assert vars(StreamableHTTPSessionManager)["_handle_stateless_request"] is http_stateless.handle_stateless_request
     adapters.uninstall()
     assert vars(StreamableHTTPSessionManager)["_handle_stateless_request"] is stock
+
+
+def test_a_session_per_call_flow_is_answered_alike_in_one_pass(servers: tuple[int, int, Path, Path]) -> None:
+    stock, adapted, stock_log, adapted_log = servers
+    before = len(_seen(stock_log)), len(_seen(adapted_log))
+    for i in range(3):
+        answers = _flow(stock, i)
+        assert [a[0] for a in answers] == [200, 202, 200, 405]
+        assert answers[2][3]["result"]["structuredContent"]["city"] == f"c{i}"  # type: ignore[index]
+        assert _flow(adapted, i) == answers
+    deadline = time.monotonic() + 10  # stock runs the notification's handler after its 202
+    while len(_seen(stock_log)) < before[0] + 9 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    methods = ["initialize", "notifications/initialized", "tools/call"] * 3
+    assert _seen(stock_log)[before[0] :] == [f"{m} stock" for m in methods]
+    assert _seen(adapted_log)[before[1] :] == [f"{m} one pass" for m in methods]
+
+
+def test_with_sse_responses_notifications_take_one_pass_and_requests_stocks(
+    sse_servers: tuple[int, int, Path, Path],
+) -> None:
+    stock, adapted, stock_log, adapted_log = sse_servers
+    notification = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
+    for data, method in (notification, "POST"), (INITIALIZE, "POST"), (call("weather", {"city": "Oslo"}), "POST"):
+        assert _request(adapted, method, "/mcp", data) == _request(stock, method, "/mcp", data)
+    for method in "DELETE", "PUT":
+        assert _request(adapted, method, "/mcp", body("ping")) == _request(stock, method, "/mcp", body("ping"))
+    assert _request(stock, "POST", "/mcp", notification)[0] == 202
+    deadline = time.monotonic() + 10
+    while len(_seen(stock_log)) < 4 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _seen(stock_log) == [
+        "notifications/initialized stock",
+        "initialize stock",
+        "tools/call stock",
+        "notifications/initialized stock",
+    ]
+    assert _seen(adapted_log) == ["notifications/initialized one pass", "initialize stock", "tools/call stock"]

@@ -77,7 +77,7 @@ GROUPS: tuple[GroupSpec, ...] = (
         "mcp",
         "HTTP",
         ("transport",),
-        "Streamable HTTP (2025 era): a stateless JSON request served in one pass, without a transport loop",
+        "Streamable HTTP (2025 era): a stateless request (JSON), notification or DELETE in one pass, without a transport loop",
         (
             Target(
                 _MANAGER,
@@ -94,7 +94,10 @@ GROUPS: tuple[GroupSpec, ...] = (
             f"{_MANAGER}:StreamableHTTPSessionManager.run",
             # The transport: what stock's POST runs, and the parts of it this path calls.
             f"{_HTTP}:StreamableHTTPServerTransport.__init__",
+            f"{_HTTP}:StreamableHTTPServerTransport.handle_request",
             f"{_HTTP}:StreamableHTTPServerTransport._handle_request",
+            f"{_HTTP}:StreamableHTTPServerTransport._handle_delete_request",
+            f"{_HTTP}:StreamableHTTPServerTransport._handle_unsupported_request",
             f"{_HTTP}:StreamableHTTPServerTransport._handle_post_request",
             f"{_HTTP}:StreamableHTTPServerTransport._message_metadata",
             f"{_HTTP}:StreamableHTTPServerTransport._check_content_type",
@@ -110,7 +113,11 @@ GROUPS: tuple[GroupSpec, ...] = (
             # The dispatcher's request path, run without its read loop.
             f"{_DISPATCHER}:JSONRPCDispatcher.__init__",
             f"{_DISPATCHER}:JSONRPCDispatcher.run",
+            f"{_DISPATCHER}:JSONRPCDispatcher._dispatch",
             f"{_DISPATCHER}:JSONRPCDispatcher._dispatch_request",
+            f"{_DISPATCHER}:JSONRPCDispatcher._dispatch_notification",
+            f"{_DISPATCHER}:JSONRPCDispatcher._resolve_pending",
+            f"{_DISPATCHER}:JSONRPCDispatcher._spawn",
             f"{_DISPATCHER}:JSONRPCDispatcher._handle_request",
             f"{_DISPATCHER}:JSONRPCDispatcher._write",
             f"{_DISPATCHER}:JSONRPCDispatcher._write_result",
@@ -119,6 +126,7 @@ GROUPS: tuple[GroupSpec, ...] = (
             f"{_DISPATCHER}:JSONRPCDispatcher._final_write",
             f"{_DISPATCHER}:JSONRPCDispatcher.notify",
             f"{_DISPATCHER}:_JSONRPCDispatchContext",
+            f"{_DISPATCHER}:_contained_notify",
             f"{_DISPATCHER}:progress_token_from_params",
             # The kernel and the connection stock's loop serves the request with.
             "mcp.server.runner:ServerRunner",

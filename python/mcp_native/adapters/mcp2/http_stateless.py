@@ -7,24 +7,36 @@ which spawns one more task for the request) with a ``ServerRunner`` over a born-
 ``Connection``; the transport hands the message to that loop through the streams, waits for the
 response on a stream of its own, writes it, and is terminated.
 
-Here, when the manager answers in JSON and the POST is one plain request (not ``initialize``,
-not a notification, a response or a batch), the same work without the streams, the router, the
-loop and their tasks: the transport is built as stock builds it and checks the request with its
-own code (the security settings, ``Accept``, ``Content-Type``); the body is parsed and validated
-by the SDK's own parser and message adapter; the SDK's own ``JSONRPCDispatcher._handle_request``
-(the handler chain with its OpenTelemetry span, the exception-to-error mapping, its logging)
-runs the request over the ``ServerRunner`` and ``Connection`` stock builds, in a task of its own
-that starts from a copy of the request's context, as stock's spawned task does; the answer is
-written by the transport's ``_create_json_response`` (natively, with ``http-responses``); the
-transport is terminated (stock's INFO line "Terminating session: None" included) and the
-connection's exit stack unwound. What the handler notifies goes where it goes in stock's JSON
-mode: nowhere (a JSON body carries only the response).
+Here the same work without the streams, the router, the loop and their tasks, for what a
+stateless client sends:
 
-Everything else takes the stock path, the body handed back to it where it was read: SSE
-responses, other methods, a body the SDK's parser or envelope refuses (stock answers it), DEBUG
-enabled on the SDK's loggers on this path (stock writes debug lines this path does not pass
-through), any function of the stock path replaced by someone else (OpenTelemetry's
-instrumentation wraps the transport's ``connect`` to open its span), a backend other than asyncio.
+- a POST holding one request (``initialize`` included) when the manager answers in JSON: the
+  transport is built as stock builds it and checks the request with its own code (the security
+  settings, ``Accept``, ``Content-Type``); the body is parsed and validated by the SDK's own
+  parser and message adapter; the SDK's own ``JSONRPCDispatcher._handle_request`` (the handler
+  chain with its OpenTelemetry span, the exception-to-error mapping, its logging) runs the
+  request over the ``ServerRunner`` and ``Connection`` stock builds, in a task of its own that
+  starts from a copy of the request's context, as stock's spawned task does; the answer is
+  written by the transport's ``_create_json_response`` (natively, with ``http-responses``). What
+  the handler notifies goes where it goes in stock's JSON mode: nowhere (a JSON body carries only
+  the response).
+- a POST holding one notification or response, in either response mode: the transport's 202,
+  then the message handed to the SDK's own ``JSONRPCDispatcher._dispatch`` (a notification's
+  handler chain runs in a task from the request's context, as stock spawns it); a handler still
+  waiting once the transport is terminated is cancelled, as stock's teardown cancels the
+  dispatcher's task group.
+- ``DELETE`` and the methods the transport refuses: answered by the transport's own
+  ``handle_request`` (405 without a session), which needs no connection for them.
+
+Then, as stock, the transport is terminated (its INFO line "Terminating session: None"
+included) and the connection's exit stack unwound.
+
+Everything else takes the stock path, the body handed back to it where it was read: ``GET`` (a
+stream), a request with SSE responses, a batch, a body the SDK's parser or envelope refuses
+(stock answers it), DEBUG enabled on the SDK's loggers on this path (stock writes debug lines
+this path does not pass through), any function of the stock path replaced by someone else
+(OpenTelemetry's instrumentation wraps the transport's ``connect`` to open its span), a backend
+other than asyncio.
 """
 
 from __future__ import annotations
@@ -43,7 +55,8 @@ from mcp.server import runner as _runner
 from mcp.server import streamable_http as _transport
 from mcp.server import streamable_http_manager as _manager
 from mcp.server.connection import Connection
-from mcp.shared import jsonrpc_dispatcher as _dispatcher
+from mcp.shared import jsonrpc_dispatcher as _dispatcher_module
+from mcp.shared.message import SessionMessage
 from mcp.shared.transport_context import TransportContext
 from mcp_types import (
     DEFAULT_NEGOTIATED_VERSION,
@@ -52,6 +65,7 @@ from mcp_types import (
     JSONRPCError,
     JSONRPCNotification,
     JSONRPCRequest,
+    JSONRPCResponse,
     jsonrpc_message_adapter,
 )
 from pydantic import ValidationError
@@ -62,22 +76,24 @@ from .._patching.patch import is_sdk_function
 stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
 
 _Transport = _transport.StreamableHTTPServerTransport
-_Dispatcher = _dispatcher.JSONRPCDispatcher
+_Dispatcher = _dispatcher_module.JSONRPCDispatcher
 
 # The loggers of the stock path: with DEBUG on any of them, stock writes lines this one skips.
-_LOGGERS = tuple(logging.getLogger(m.__name__) for m in (_manager, _transport, _dispatcher, _runner))
+_LOGGERS = tuple(logging.getLogger(m.__name__) for m in (_manager, _transport, _dispatcher_module, _runner))
 
 # What the stock path runs that this one does not: (holder, attribute, module, qualname) of each.
 _SKIPPED = (
     (_Transport, "connect", _transport.__name__, "StreamableHTTPServerTransport.connect"),
     (_Transport, "handle_request", _transport.__name__, "StreamableHTTPServerTransport.handle_request"),
     (_Transport, "_handle_post_request", _transport.__name__, "StreamableHTTPServerTransport._handle_post_request"),
-    (_Dispatcher, "run", _dispatcher.__name__, "JSONRPCDispatcher.run"),
-    (_Dispatcher, "_dispatch_request", _dispatcher.__name__, "JSONRPCDispatcher._dispatch_request"),
+    (_Dispatcher, "run", _dispatcher_module.__name__, "JSONRPCDispatcher.run"),
+    (_Dispatcher, "_dispatch_request", _dispatcher_module.__name__, "JSONRPCDispatcher._dispatch_request"),
     (_manager, "serve_connection", _runner.__name__, "serve_connection"),
     (_runner, "serve_connection", _runner.__name__, "serve_connection"),
 )
 _proven: tuple[Any, ...] = ()
+# What a POST may hold besides a request: answered 202 by the transport, then dispatched.
+_ACCEPTED = (JSONRPCNotification, JSONRPCResponse, JSONRPCError)
 
 
 def _held(holder: Any, name: str) -> Any:
@@ -97,8 +113,8 @@ def _stock_path_is_the_sdks() -> bool:
     return False
 
 
-def _one_pass(manager: Any) -> bool:
-    if not manager.json_response or any(lg.isEnabledFor(logging.DEBUG) for lg in _LOGGERS):
+def _one_pass() -> bool:
+    if any(lg.isEnabledFor(logging.DEBUG) for lg in _LOGGERS):
         return False
     try:
         asyncio.get_running_loop()
@@ -122,6 +138,31 @@ class _Answer:
             self.message = message
 
 
+class _Tasks:
+    """The dispatcher's task group for one notification: what it spawns runs in a task started
+    from a copy of the request's context (as stock's from its sender's); ``cancel`` cancels what
+    still waits, as stock's teardown cancels the group."""
+
+    def __init__(self) -> None:
+        self.running: list[tuple[anyio.CancelScope, asyncio.Task[None]]] = []
+
+    def start_soon(self, fn: Callable[[], Any]) -> None:
+        scope = anyio.CancelScope()
+
+        async def run() -> None:
+            with scope:
+                await fn()
+
+        self.running.append((scope, asyncio.get_running_loop().create_task(run())))
+
+    async def cancel(self) -> None:
+        if self.running:
+            await anyio.lowlevel.checkpoint()  # stock's teardown takes a turn of the loop at least
+        for scope, task in self.running:
+            scope.cancel()
+            await task
+
+
 def _replayed(body: bytes, receive: Any) -> Any:
     """``receive`` for the stock path after the body was read: the body once, then the rest."""
     sent = False
@@ -136,12 +177,29 @@ def _replayed(body: bytes, receive: Any) -> Any:
     return replay
 
 
+def _dispatcher(write_stream: Any) -> Any:
+    """Stock's dispatcher, without a read stream: the one message is handed over directly."""
+    return _Dispatcher(
+        None,  # type: ignore[arg-type]
+        write_stream,
+        inline_methods=frozenset({"initialize"}),
+        transport_builder=lambda _md: TransportContext(kind="streamable-http", can_send_request=False),
+    )
+
+
+def _accepted(request: Request, json_response: bool) -> bool:
+    """The transport's ``Accept`` rule for a POST, in its response mode."""
+    has_json, has_sse = _transport.check_accept_headers(request)
+    return has_json and (json_response or has_sse)
+
+
 async def handle_stateless_request(
     self: Any, protocol_version_hint: str | None, scope: Any, receive: Any, send: Any
 ) -> None:
     """Process request in stateless mode - creating a new transport for each request."""
     assert stock_handle_stateless_request is not None
-    if not _one_pass(self) or scope.get("method") != "POST":
+    method = scope.get("method")
+    if method == "GET" or not _one_pass():  # a GET opens a stream
         await stock_handle_stateless_request(self, protocol_version_hint, scope, receive, send)
         return
     transport = _Transport(
@@ -150,10 +208,17 @@ async def handle_stateless_request(
         event_store=None,
         security_settings=self.security_settings,
     )
+    if method != "POST":  # DELETE or a method it refuses: the transport's own answer, no connection
+        try:
+            await transport.handle_request(scope, receive, send)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await transport.terminate()
+        return
     request = Request(scope, receive)
     checks_pass = (
         await transport._security.validate_request(request, is_post=True) is None
-        and _transport.check_accept_headers(request)[0]
+        and _accepted(request, self.json_response)
         and transport._check_content_type(request)
     )
     if not checks_pass:  # stock answers it (nothing is read yet)
@@ -164,54 +229,62 @@ async def handle_stateless_request(
         message = jsonrpc_message_adapter.validate_python(pydantic_core.from_json(body), by_name=False)
     except (ValueError, ValidationError):
         message = None
-    if type(message) is not JSONRPCRequest or message.method == "initialize":
+    if message is None or not (type(message) in _ACCEPTED or (type(message) is JSONRPCRequest and self.json_response)):
         await stock_handle_stateless_request(self, protocol_version_hint, scope, _replayed(body, receive), send)
         return
     connection = Connection.from_envelope(
         protocol_version_hint if protocol_version_hint is not None else DEFAULT_NEGOTIATED_VERSION, None, None
     )
+    runner = _runner.ServerRunner(self.app, connection, self._lifespan_state)
+    tasks = _Tasks()
     try:
-        answer = await _run(self, message, transport, request, connection)
-        if answer is None:  # stock's answer when the request's stream ends without a response
-            response = transport._create_error_response(
-                "Session terminated before the request completed", HTTPStatus.INTERNAL_SERVER_ERROR, INTERNAL_ERROR
-            )
+        if isinstance(message, JSONRPCRequest):
+            response = await _answer(message, transport, request, runner)
+            await response(scope, receive, send)
         else:
-            response = transport._create_json_response(answer)
-        await response(scope, receive, send)
+            await transport._create_json_response(None, HTTPStatus.ACCEPTED)(scope, receive, send)
+            dispatcher = _dispatcher(None)
+            dispatcher._tg = tasks
+            await dispatcher._dispatch(
+                SessionMessage(message, metadata=transport._message_metadata(request)),
+                runner.on_request,
+                runner.on_notify,
+                None,  # the spawned handler starts from the current context, as from its sender's
+            )
     finally:
-        # Stock's order: the transport terminated, then the connection's exit stack unwound.
+        # Stock's order: the transport terminated (its teardown cancels what still waits), then
+        # the connection's exit stack unwound.
         with anyio.CancelScope(shield=True):
             await transport.terminate()
+            await tasks.cancel()
         # Its shielded, bounded scope guards callbacks; with none registered there is nothing to
         # unwind (about 10 µs a request saved).
         if getattr(connection.exit_stack, "_exit_callbacks", True):
             await _runner.aclose_shielded(connection)
 
 
-async def _run(manager: Any, message: Any, transport: Any, request: Request, connection: Connection) -> Any:
-    """The request run as stock's dispatcher runs it, in a task of its own; its answer."""
+async def _answer(message: JSONRPCRequest, transport: Any, request: Request, runner: Any) -> Any:
+    """The request run as stock's dispatcher runs it, in a task of its own; the transport's
+    response carrying its answer."""
     answer = _Answer(message.id)
 
     async def unanswered() -> None:  # the transport's own answer to a request that settles without one
         error = ErrorData(code=_transport.REQUEST_CANCELLED, message="Request cancelled")
         await answer.send(types.SimpleNamespace(message=JSONRPCError(jsonrpc="2.0", id=message.id, error=error)))
 
-    dispatcher = _Dispatcher(
-        None,  # type: ignore[arg-type]  # no read loop: the one request is handed over directly
-        answer,  # type: ignore[arg-type]
-        inline_methods=frozenset({"initialize"}),
-        transport_builder=lambda _md: TransportContext(kind="streamable-http", can_send_request=False),
-    )
-    dctx = _dispatcher._JSONRPCDispatchContext(
+    dispatcher = _dispatcher(answer)
+    dctx = _dispatcher_module._JSONRPCDispatchContext(
         transport=TransportContext(kind="streamable-http", can_send_request=False),
         _dispatcher=dispatcher,
         _request_id=message.id,
         message_metadata=transport._message_metadata(request, on_request_unanswered=unanswered),
-        _progress_token=_dispatcher.progress_token_from_params(message.params),
+        _progress_token=_dispatcher_module.progress_token_from_params(message.params),
     )
-    runner = _runner.ServerRunner(manager.app, connection, manager._lifespan_state)
     handle = _Dispatcher._handle_request(dispatcher, message, dctx, anyio.CancelScope(), runner.on_request)
     # A copy of this task's context, as stock's task spawned from the message's sender.
     await contextvars.copy_context().run(asyncio.get_running_loop().create_task, handle)
-    return answer.message
+    if answer.message is None:  # stock's answer when the request's stream ends without a response
+        return transport._create_error_response(
+            "Session terminated before the request completed", HTTPStatus.INTERNAL_SERVER_ERROR, INTERNAL_ERROR
+        )
+    return transport._create_json_response(answer.message)
