@@ -27,7 +27,7 @@ pytest.importorskip("mcp.server.runner", reason="the mcp 2.x line (the 1.x line 
 from mcp_native import adapters
 
 APP = """
-import functools, logging, os
+import asyncio, functools, logging, os
 
 import mcp.server.streamable_http as transport
 from mcp.server.mcpserver import Context, MCPServer
@@ -66,6 +66,23 @@ async def chatty(ctx: Context) -> str:
 async def ask(ctx: Context) -> str:
     answer = await ctx.elicit("name?", schema=Weather)
     return str(answer)
+
+
+@server.tool()
+async def slow(ctx: Context) -> str:
+    try:
+        for i in range(1000):
+            await ctx.report_progress(i, 1000)
+            await asyncio.sleep(0.01)
+    except asyncio.CancelledError:
+        log.warning("slow cancelled")
+        raise
+    return "done"
+
+
+@server.custom_route("/tasks", methods=["GET"])
+async def tasks(request):
+    return JSONResponse(len(asyncio.all_tasks()))
 
 
 @server.tool()
@@ -367,23 +384,56 @@ def test_a_session_per_call_flow_is_answered_alike_in_one_pass(servers: tuple[in
     assert _seen(adapted_log)[before[1] :] == [f"{m} one pass" for m in methods]
 
 
-def test_with_sse_responses_notifications_take_one_pass_and_requests_stocks(
-    sse_servers: tuple[int, int, Path, Path],
-) -> None:
+@pytest.mark.parametrize("name", list(EXCHANGES))
+def test_with_sse_responses_stock_and_adapted_answer_alike(sse_servers: tuple[int, int, Path, Path], name: str) -> None:
+    stock, adapted, _, _ = sse_servers
+    data, headers, method = EXCHANGES[name]
+    answer = _request(stock, method, "/mcp", data, headers)
+    error = answer[3].get("error") if isinstance(answer[3], dict) else None
+    if error is not None and error["code"] == -32602 and error["message"].startswith("Validation error:"):
+        error["code"] = -32600  # http-errors: a malformed envelope is an Invalid Request
+    assert _request(adapted, method, "/mcp", data, headers) == answer
+    if name == "notifications and progress":  # the stream carries what the handler sent, in order
+        assert answer[:3] == (200, "text/event-stream", None)
+        events = [json.loads(line[6:]) for line in answer[3].decode().splitlines() if line.startswith("data: ")]  # type: ignore[union-attr]
+        assert [e.get("method") for e in events] == ["notifications/message", "notifications/progress", None]
+        assert events[-1]["result"]["content"][0]["text"] == "done"
+
+
+def test_with_sse_responses_every_message_takes_one_pass(sse_servers: tuple[int, int, Path, Path]) -> None:
     stock, adapted, stock_log, adapted_log = sse_servers
-    notification = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
-    for data, method in (notification, "POST"), (INITIALIZE, "POST"), (call("weather", {"city": "Oslo"}), "POST"):
-        assert _request(adapted, method, "/mcp", data) == _request(stock, method, "/mcp", data)
-    for method in "DELETE", "PUT":
-        assert _request(adapted, method, "/mcp", body("ping")) == _request(stock, method, "/mcp", body("ping"))
-    assert _request(stock, "POST", "/mcp", notification)[0] == 202
+    before = len(_seen(stock_log)), len(_seen(adapted_log))
+    for i in range(2):
+        answers = _flow(stock, i)
+        assert [a[0] for a in answers] == [200, 202, 200, 405]
+        assert _flow(adapted, i) == answers
     deadline = time.monotonic() + 10
-    while len(_seen(stock_log)) < 4 and time.monotonic() < deadline:
+    while len(_seen(stock_log)) < before[0] + 6 and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert _seen(stock_log) == [
-        "notifications/initialized stock",
-        "initialize stock",
-        "tools/call stock",
-        "notifications/initialized stock",
-    ]
-    assert _seen(adapted_log) == ["notifications/initialized one pass", "initialize stock", "tools/call stock"]
+    methods = ["initialize", "notifications/initialized", "tools/call"] * 2
+    assert _seen(stock_log)[before[0] :] == [f"{m} stock" for m in methods]
+    assert _seen(adapted_log)[before[1] :] == [f"{m} one pass" for m in methods]
+
+
+def test_with_sse_responses_a_client_gone_mid_call_cancels_it(sse_servers: tuple[int, int, Path, Path]) -> None:
+    import socket
+
+    for port, log in (sse_servers[0], sse_servers[2]), (sse_servers[1], sse_servers[3]):
+        # sse-starlette starts a watcher task with its first response, kept for the process.
+        assert _request(port, "POST", "/mcp", call("weather", {"city": "Oslo"}))[0] == 200
+        baseline = _request(port, "GET", "/tasks")[3]
+        cancelled = log.read_text().count("slow cancelled")
+        data = call("slow", meta={"progressToken": 1})
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            head = "".join(f"{k}: {v}\r\n" for k, v in HEADERS.items())
+            start = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{head}Content-Length: {len(data)}\r\n\r\n"
+            sock.sendall(start.encode() + data)
+            received = b""
+            while received.count(b"notifications/progress") < 3:
+                chunk = sock.recv(65536)
+                assert chunk, received
+                received += chunk
+        deadline = time.monotonic() + 10
+        while log.read_text().count("slow cancelled") == cancelled or _request(port, "GET", "/tasks")[3] > baseline:
+            assert time.monotonic() < deadline, (port, _request(port, "GET", "/tasks")[3], baseline)
+            time.sleep(0.05)

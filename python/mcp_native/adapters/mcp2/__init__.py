@@ -77,7 +77,7 @@ GROUPS: tuple[GroupSpec, ...] = (
         "mcp",
         "HTTP",
         ("transport",),
-        "Streamable HTTP (2025 era): a stateless request (JSON), notification or DELETE in one pass, without a transport loop",
+        "Streamable HTTP (2025 era): a stateless request, notification or DELETE in one pass, without a transport loop",
         (
             Target(
                 _MANAGER,
@@ -104,6 +104,14 @@ GROUPS: tuple[GroupSpec, ...] = (
             f"{_HTTP}:StreamableHTTPServerTransport._create_json_response",
             f"{_HTTP}:StreamableHTTPServerTransport._create_error_response",
             f"{_HTTP}:StreamableHTTPServerTransport._terminate_unanswered_request",
+            f"{_HTTP}:StreamableHTTPServerTransport._mint_priming_event",
+            f"{_HTTP}:StreamableHTTPServerTransport._run_sse_writer",
+            f"{_HTTP}:StreamableHTTPServerTransport._create_event_data",
+            f"{_HTTP}:StreamableHTTPServerTransport._clean_up_memory_streams",
+            f"{_HTTP}:REQUEST_STREAM_BUFFER_SIZE",
+            f"{_HTTP}:CONTENT_TYPE_SSE",
+            f"{_HTTP}:EventMessage",
+            "mcp.shared.message:ServerMessageMetadata",
             f"{_HTTP}:StreamableHTTPServerTransport.terminate",
             f"{_HTTP}:StreamableHTTPServerTransport.connect",
             f"{_HTTP}:check_accept_headers",

@@ -10,16 +10,20 @@ response on a stream of its own, writes it, and is terminated.
 Here the same work without the streams, the router, the loop and their tasks, for what a
 stateless client sends:
 
-- a POST holding one request (``initialize`` included) when the manager answers in JSON: the
-  transport is built as stock builds it and checks the request with its own code (the security
-  settings, ``Accept``, ``Content-Type``); the body is parsed and validated by the SDK's own
-  parser and message adapter; the SDK's own ``JSONRPCDispatcher._handle_request`` (the handler
-  chain with its OpenTelemetry span, the exception-to-error mapping, its logging) runs the
-  request over the ``ServerRunner`` and ``Connection`` stock builds, in a task of its own that
-  starts from a copy of the request's context, as stock's spawned task does; the answer is
-  written by the transport's ``_create_json_response`` (natively, with ``http-responses``). What
-  the handler notifies goes where it goes in stock's JSON mode: nowhere (a JSON body carries only
-  the response).
+- a POST holding one request (``initialize`` included): the transport is built as stock builds
+  it and checks the request with its own code (the security settings, ``Accept``,
+  ``Content-Type``); the body is parsed and validated by the SDK's own parser and message
+  adapter; the SDK's own ``JSONRPCDispatcher._handle_request`` (the handler chain with its
+  OpenTelemetry span, the exception-to-error mapping, its logging) runs the request over the
+  ``ServerRunner`` and ``Connection`` stock builds, in a task of its own that starts from a copy
+  of the request's context, as stock's spawned task does. In JSON mode the answer is written by
+  the transport's ``_create_json_response`` (natively, with ``http-responses``); what the handler
+  notifies goes where it goes in stock's JSON mode: nowhere (a JSON body carries only the
+  response). With SSE responses, the transport's own ``EventSourceResponse`` and
+  ``_run_sse_writer`` stream what the handler writes for the request (its notifications as they
+  come, then the answer), routed to the request's stream as the transport's router routes it;
+  once the response ends (answered, or the client gone), a handler still running is cancelled,
+  as stock's teardown cancels it.
 - a POST holding one notification or response, in either response mode: the transport's 202,
   then the message handed to the SDK's own ``JSONRPCDispatcher._dispatch`` (a notification's
   handler chain runs in a task from the request's context, as stock spawns it); a handler still
@@ -32,7 +36,7 @@ Then, as stock, the transport is terminated (its INFO line "Terminating session:
 included) and the connection's exit stack unwound.
 
 Everything else takes the stock path, the body handed back to it where it was read: ``GET`` (a
-stream), a request with SSE responses, a batch, a body the SDK's parser or envelope refuses
+stream), a batch, a body the SDK's parser or envelope refuses
 (stock answers it), DEBUG enabled on the SDK's loggers on this path (stock writes debug lines
 this path does not pass through), any function of the stock path replaced by someone else
 (OpenTelemetry's instrumentation wraps the transport's ``connect`` to open its span), a backend
@@ -44,8 +48,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-import types
 from collections.abc import Callable
+from functools import partial
 from http import HTTPStatus
 from typing import Any
 
@@ -56,7 +60,7 @@ from mcp.server import streamable_http as _transport
 from mcp.server import streamable_http_manager as _manager
 from mcp.server.connection import Connection
 from mcp.shared import jsonrpc_dispatcher as _dispatcher_module
-from mcp.shared.message import SessionMessage
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp.shared.transport_context import TransportContext
 from mcp_types import (
     DEFAULT_NEGOTIATED_VERSION,
@@ -69,6 +73,7 @@ from mcp_types import (
     jsonrpc_message_adapter,
 )
 from pydantic import ValidationError
+from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 
 from .._patching.patch import is_sdk_function
@@ -77,6 +82,7 @@ stock_handle_stateless_request: Callable[..., Any] | None = None  # set by insta
 
 _Transport = _transport.StreamableHTTPServerTransport
 _Dispatcher = _dispatcher_module.JSONRPCDispatcher
+_SSE = _transport.CONTENT_TYPE_SSE
 
 # The loggers of the stock path: with DEBUG on any of them, stock writes lines this one skips.
 _LOGGERS = tuple(logging.getLogger(m.__name__) for m in (_manager, _transport, _dispatcher_module, _runner))
@@ -229,7 +235,7 @@ async def handle_stateless_request(
         message = jsonrpc_message_adapter.validate_python(pydantic_core.from_json(body), by_name=False)
     except (ValueError, ValidationError):
         message = None
-    if message is None or not (type(message) in _ACCEPTED or (type(message) is JSONRPCRequest and self.json_response)):
+    if message is None or not (type(message) in _ACCEPTED or type(message) is JSONRPCRequest):
         await stock_handle_stateless_request(self, protocol_version_hint, scope, _replayed(body, receive), send)
         return
     connection = Connection.from_envelope(
@@ -238,9 +244,11 @@ async def handle_stateless_request(
     runner = _runner.ServerRunner(self.app, connection, self._lifespan_state)
     tasks = _Tasks()
     try:
-        if isinstance(message, JSONRPCRequest):
+        if isinstance(message, JSONRPCRequest) and self.json_response:
             response = await _answer(message, transport, request, runner)
             await response(scope, receive, send)
+        elif isinstance(message, JSONRPCRequest):
+            await _stream(message, transport, request, runner, scope, receive, send)
         else:
             await transport._create_json_response(None, HTTPStatus.ACCEPTED)(scope, receive, send)
             dispatcher = _dispatcher(None)
@@ -263,16 +271,16 @@ async def handle_stateless_request(
             await _runner.aclose_shielded(connection)
 
 
-async def _answer(message: JSONRPCRequest, transport: Any, request: Request, runner: Any) -> Any:
-    """The request run as stock's dispatcher runs it, in a task of its own; the transport's
-    response carrying its answer."""
-    answer = _Answer(message.id)
+def _start(message: JSONRPCRequest, transport: Any, request: Request, runner: Any, out: Any, scope: Any) -> Any:
+    """The request run as stock's dispatcher runs it, in a task of its own started from a copy of
+    this task's context (as stock's task spawned from the message's sender); what it writes goes
+    to ``out``."""
 
     async def unanswered() -> None:  # the transport's own answer to a request that settles without one
         error = ErrorData(code=_transport.REQUEST_CANCELLED, message="Request cancelled")
-        await answer.send(types.SimpleNamespace(message=JSONRPCError(jsonrpc="2.0", id=message.id, error=error)))
+        await out.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=error)))
 
-    dispatcher = _dispatcher(answer)
+    dispatcher = _dispatcher(out)
     dctx = _dispatcher_module._JSONRPCDispatchContext(
         transport=TransportContext(kind="streamable-http", can_send_request=False),
         _dispatcher=dispatcher,
@@ -280,11 +288,77 @@ async def _answer(message: JSONRPCRequest, transport: Any, request: Request, run
         message_metadata=transport._message_metadata(request, on_request_unanswered=unanswered),
         _progress_token=_dispatcher_module.progress_token_from_params(message.params),
     )
-    handle = _Dispatcher._handle_request(dispatcher, message, dctx, anyio.CancelScope(), runner.on_request)
-    # A copy of this task's context, as stock's task spawned from the message's sender.
-    await contextvars.copy_context().run(asyncio.get_running_loop().create_task, handle)
+    handle = _Dispatcher._handle_request(dispatcher, message, dctx, scope, runner.on_request)
+    return contextvars.copy_context().run(asyncio.get_running_loop().create_task, handle)
+
+
+async def _answer(message: JSONRPCRequest, transport: Any, request: Request, runner: Any) -> Any:
+    """JSON mode: the transport's response carrying the request's answer."""
+    answer = _Answer(message.id)
+    await _start(message, transport, request, runner, answer, anyio.CancelScope())
     if answer.message is None:  # stock's answer when the request's stream ends without a response
         return transport._create_error_response(
             "Session terminated before the request completed", HTTPStatus.INTERNAL_SERVER_ERROR, INTERNAL_ERROR
         )
     return transport._create_json_response(answer.message)
+
+
+class _Router:
+    """The dispatcher's write stream in SSE mode: each message goes to the stream of the request
+    it answers or relates to, as the transport's ``message_router`` sends it (a stateless
+    transport has no event store and no GET stream: anything else is dropped, as there)."""
+
+    def __init__(self, streams: dict[str, Any]) -> None:
+        self.streams = streams
+
+    async def send(self, item: SessionMessage) -> None:
+        message, metadata = item.message, item.metadata
+        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
+            target = str(message.id)
+        elif isinstance(metadata, ServerMessageMetadata) and metadata.related_request_id is not None:
+            target = str(metadata.related_request_id)
+        else:
+            return
+        stream = self.streams.get(target)
+        if stream is not None:
+            try:
+                await stream[0].send(_transport.EventMessage(message, None))
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                self.streams.pop(target, None)
+
+
+async def _stream(
+    message: JSONRPCRequest, transport: Any, request: Request, runner: Any, scope: Any, receive: Any, send: Any
+) -> None:
+    """SSE mode: the request's messages streamed as stock's transport streams them (its own
+    ``EventSourceResponse`` and ``_run_sse_writer``), each written to the request's stream by the
+    handler as it comes rather than through the transport's streams and router; once the
+    response ends (answered, or the client gone) a handler still running is cancelled, as stock's
+    teardown cancels it."""
+    request_id = str(message.id)
+    sse_writer, sse_reader = anyio.create_memory_object_stream[dict[str, Any]](0)
+    transport._sse_stream_writers[request_id] = sse_writer
+    streams = transport._request_streams
+    streams[request_id] = anyio.create_memory_object_stream[Any](_transport.REQUEST_STREAM_BUFFER_SIZE)
+    response = EventSourceResponse(
+        content=sse_reader,
+        # No priming event: a stateless transport has no event store.
+        data_sender_callable=partial(transport._run_sse_writer, request_id, sse_writer, streams[request_id][1], None),
+        headers={"Cache-Control": "no-cache, no-transform", "Connection": "keep-alive", "Content-Type": _SSE},
+    )
+    handler_scope = anyio.CancelScope()
+    handler = _start(message, transport, request, runner, _Router(streams), handler_scope)
+    try:
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(response, scope, receive, send)
+        except Exception:
+            _transport.logger.exception("SSE response error")
+            await sse_writer.aclose()
+            await transport._clean_up_memory_streams(request_id)
+        finally:
+            await sse_reader.aclose()
+    finally:
+        handler_scope.cancel()
+        with anyio.CancelScope(shield=True):
+            await handler
