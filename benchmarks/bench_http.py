@@ -2,7 +2,7 @@
 
 Each configuration (MCPServer or fastmcp; JSON or SSE responses; stateful: the 2025-era protocol
 with a session, or stateless: 2026-07-28 requests, no session, or stateless-2025: 2025-era
-requests, no session, no handshake; 1 or 2 uvicorn workers) runs as
+requests, no session, no handshake, or flow: see below; 1 or 2 uvicorn workers) runs as
 two uvicorn servers side by side, ``benchmarks/http_app.py`` stock and with
 ``MCP_NATIVE_ADAPTERS=1`` (every worker adapted). Two kinds of load, from other processes, take
 turns on them (stock and adapted alternate, the order flipping each repetition):
@@ -27,12 +27,40 @@ must name it back). ``wrk`` counts ids in its script (requests still in flight w
 left unanswered, at most one per connection); the SDK clients count the ids their transport sends
 and receives. A run fails if any answer is lost, duplicated, unknown or wrong.
 
+The session-per-call flow (state ``flow``), as clients that connect for one call do it and as
+cross-language MCP benchmarks measure servers: against a stateless server answering in JSON, each
+call is a whole session of four requests: POST ``initialize`` (protocol version 2025-11-25), POST
+``notifications/initialized``, POST ``tools/call`` (weather, checked as above), DELETE ``/mcp``.
+``wrk`` with ``http_flow.lua`` runs it, a thread per connection (32 of each: a thread's Lua state
+is then its connection's, which keeps the step and the id in flight), and checks every answer:
+initialize's id and protocol version, the call's id and city, and the statuses of the
+notification and of DELETE, which are what stock answers (202 and 405 on mcp 2.3.0 and 1.30.0:
+a stateless server has no session to end); one flow by hand on each server first, whose answers
+(statuses, content types, JSON-RPC keys and error codes) adapted must give as stock does. A flow
+counts when all four answers were right; reported: flows per second, server CPU per flow, and the
+p50 and p99 of the requests (wrk times requests, not flows). The weather payload, wrk's load
+only; in the full run, not in ``--quick`` (``--state flow`` asks for it: ``--quick --state flow``
+takes 15 seconds).
+
+The ASGI server (``--asgi``): uvicorn-h11 unless asked (``--http h11``, and uvloop, as the
+benchmark ran before the choice was explicit: uvicorn's auto, httptools not being installed);
+uvicorn-httptools (``--http httptools --loop uvloop``); gunicorn with uvicorn-worker's
+``UvicornWorker`` (a master and its workers); granian (``--interface asgi``: Rust, a main
+process and worker processes with threads); hypercorn. Each with its log level at WARNING and no
+access log, the same for stock and adapted; the server's CPU is that of its process and all its
+descendants, every thread of each. ``scripts/bench-http --asgi NAME`` installs what .venv lacks
+(pinned); ``bench_http.py`` alone says what is missing. A run of part of the matrix (``--state``,
+``--asgi`` other than the default, ``--payload``, ``--load``) writes under
+``build/bench-http-part/``, not over the published results (``--quick`` under its own folder).
+
 Stateful mode with 2 workers is left out: a session lives in the worker that created it, and
 uvicorn's workers share one socket with no affinity, so a session's request that reaches another
 worker gets 404 "Session not found".
 
     python benchmarks/bench_http.py [--quick]      # or: scripts/bench-http [--quick]
     python benchmarks/bench_http.py --reliability  # the fault scenarios and RSS over 20,000 calls
+    scripts/bench-http --quick --state flow --reps 2 --seconds 3          # the flow alone
+    scripts/bench-http --quick --asgi granian --state stateless-2025 --payload weather --load wrk
 
 ``--quick`` (about 1.5 minutes): stateless JSON with 1 worker, both frameworks, 2-second
 windows, written to ``build/bench-http-quick/``. The full run (about 40 minutes on 2 shared cores) writes
@@ -102,17 +130,60 @@ LOG_LEVEL: str | None = "WARNING"
 CLIENT_PROCESSES, CLIENTS_PER_PROCESS = 2, 16
 
 
+# The ASGI servers the apps run on (--asgi), each with its log level at WARNING and no access log,
+# the same for stock and adapted. The event loop is uvloop where it is installed (the bench extra
+# has it), asyncio elsewhere, on every server that takes Python's loop; uvicorn-h11 is what the
+# benchmark ran on before the choice was made explicit (uvicorn's "auto": h11, httptools not being
+# installed, and uvloop). gunicorn runs uvicorn's worker class from uvicorn-worker (uvicorn's own
+# ``uvicorn.workers`` is deprecated for it), whose "auto" HTTP is httptools where installed.
+LOOP = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
+ASGI_SERVERS = {
+    "uvicorn-h11": f"uvicorn --http h11 --loop {LOOP}",
+    "uvicorn-httptools": f"uvicorn --http httptools --loop {LOOP}",
+    "gunicorn": "gunicorn -k uvicorn_worker.UvicornWorker (uvicorn's auto: httptools and uvloop where installed)",
+    "granian": f"granian --interface asgi --loop {LOOP}",
+    "hypercorn": f"hypercorn -k {LOOP}",
+}
+DEFAULT_ASGI = "uvicorn-h11"
+# The distributions each server runs on (their versions go in the results); scripts/bench-http
+# installs those .venv lacks when the server is asked for.
+ASGI_DISTS = {
+    "uvicorn-h11": ["uvicorn", "h11"],
+    "uvicorn-httptools": ["uvicorn", "httptools"],
+    "gunicorn": ["gunicorn", "uvicorn-worker", "uvicorn", "httptools"],
+    "granian": ["granian"],
+    "hypercorn": ["hypercorn"],
+}
+
+
+def asgi_dists(asgi: str) -> list[str]:
+    """The distributions ``asgi`` runs on, with uvloop where it is the loop; SystemExit if one is
+    missing (gunicorn's httptools is optional: its worker uses h11 without it)."""
+    dists = [*ASGI_DISTS[asgi], *(["uvloop"] if LOOP == "uvloop" else [])]
+    missing = [d for d in dists if importlib.util.find_spec(d.replace("-", "_")) is None]
+    if asgi == "gunicorn" and missing == ["httptools"]:
+        return [d for d in dists if d != "httptools"]
+    if missing:
+        raise SystemExit(
+            f"--asgi {asgi} needs {', '.join(missing)} installed (scripts/bench-http --asgi {asgi} does it)"
+        )
+    return dists
+
+
 @dataclass(frozen=True)
 class Config:
     framework: str
     response: str  # json | sse
-    state: str  # stateful | stateless (2026-07-28 requests on mcp 2.x) | stateless-2025 (2025-era requests)
+    # stateful | stateless (2026-07-28 requests on mcp 2.x) | stateless-2025 (2025-era requests) |
+    # flow (a stateless server; each call a whole session: initialize, initialized, the call, DELETE)
+    state: str
     workers: int
+    asgi: str = DEFAULT_ASGI
 
     def label(self) -> str:
-        return (
-            f"{self.framework}, {self.response.upper()}, {self.state}, {self.workers} worker{'s' * (self.workers > 1)}"
-        )
+        state = "session per call" if self.state == "flow" else self.state
+        server = "" if self.asgi == DEFAULT_ASGI else f", {self.asgi}"
+        return f"{self.framework}, {self.response.upper()}, {state}, {self.workers} worker{'s' * (self.workers > 1)}{server}"
 
 
 def modern(state: str) -> bool:
@@ -121,12 +192,14 @@ def modern(state: str) -> bool:
     return state == "stateless" and MCP_LINE >= 2
 
 
-def configs(quick: bool, frameworks: list[str] | None = None) -> list[Config]:
+def configs(
+    quick: bool, frameworks: list[str] | None = None, states: list[str] | None = None, asgi: str = DEFAULT_ASGI
+) -> list[Config]:
+    """The configurations measured: ``--quick``'s (stateless JSON, 1 worker) or the whole matrix;
+    ``states`` keeps those of these states, from the whole matrix (JSON and 1 worker with ``quick``)."""
     frameworks = frameworks or list(FRAMEWORKS)
     # mcp 2.x serves a stateless server's requests of both eras, each on a path of its own.
     stateless = ["stateless", "stateless-2025"] if MCP_LINE >= 2 else ["stateless"]
-    if quick:
-        return [Config(fw, "json", state, 1) for fw in frameworks for state in stateless]
     # 2 workers in stateless mode only (see above), and with JSON only: on the 2026-07-28 path an
     # SSE response that completes at once is sent as JSON, so the pair would add nothing.
     shapes = [
@@ -135,8 +208,13 @@ def configs(quick: bool, frameworks: list[str] | None = None) -> list[Config]:
         ("json", "stateful", 1),
         ("sse", "stateless", 1),
         ("sse", "stateful", 1),
+        ("json", "flow", 1),
     ]
-    return [Config(fw, *shape) for fw in frameworks for shape in shapes]
+    if states:
+        shapes = [s for s in shapes if s[1] in states and (not quick or s[::2] == ("json", 1))]
+    elif quick:
+        shapes = [("json", state, 1) for state in stateless]
+    return [Config(fw, *shape, asgi=asgi) for fw in frameworks for shape in shapes]
 
 
 # --- Servers ---------------------------------------------------------------------------------------
@@ -148,12 +226,78 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def server_command(config: Config, port: int) -> list[str]:
+    """The command that serves ``http_app:app`` on ``port`` under ``config.asgi``: log level
+    WARNING and no access log on each (gunicorn, granian and hypercorn write none unless asked)."""
+    py = [sys.executable, "-m"]
+    workers = str(config.workers)
+    if config.asgi in ("uvicorn-h11", "uvicorn-httptools"):
+        http = "h11" if config.asgi == "uvicorn-h11" else "httptools"
+        cmd = [*py, "uvicorn", "--app-dir", str(HERE), "http_app:app", "--port", str(port)]
+        cmd += ["--http", http, "--loop", LOOP, "--log-level", "warning", "--no-access-log"]
+        return cmd + (["--workers", workers] if config.workers > 1 else [])
+    if config.asgi == "gunicorn":
+        return [
+            *py,
+            "gunicorn",
+            "--chdir",
+            str(HERE),
+            "http_app:app",
+            "-k",
+            "uvicorn_worker.UvicornWorker",
+            "-w",
+            workers,
+            "-b",
+            f"127.0.0.1:{port}",
+            "--log-level",
+            "warning",
+        ]
+    if config.asgi == "granian":
+        return [
+            *py,
+            "granian",
+            "--interface",
+            "asgi",
+            "--working-dir",
+            str(HERE),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            workers,
+            "--loop",
+            LOOP,
+            "--log-level",
+            "warning",
+            "--no-access-log",
+            "http_app:app",
+        ]
+    if config.asgi == "hypercorn":
+        return [
+            *py,
+            "hypercorn",
+            "-b",
+            f"127.0.0.1:{port}",
+            "-w",
+            workers,
+            "-k",
+            LOOP,
+            "--log-level",
+            "warning",
+            "http_app:app",
+        ]
+    raise ValueError(f"unknown ASGI server {config.asgi!r}")
+
+
 class Server:
-    """``http_app.py`` under uvicorn, stock or adapted; its stderr goes to ``log``."""
+    """``http_app.py`` under ``config.asgi`` (uvicorn unless asked), stock or adapted; its output
+    goes to ``log``."""
 
     def __init__(self, config: Config, mode: str, log: Any) -> None:
         self.config, self.mode, self.port = config, mode, free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.flow_expect: dict[str, Any] | None = None  # state flow: what wrk checks (stock's answers)
         env = {k: v for k, v in os.environ.items() if k != "MCP_NATIVE_ADAPTERS"}
         env.update(
             HTTP_APP=FRAMEWORKS[config.framework],
@@ -161,50 +305,50 @@ class Server:
             HTTP_STATE=config.state,
             FASTMCP_SHOW_CLI_BANNER="false",
         )
+        if config.asgi == "hypercorn":  # (no option of its own for where the app is)
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
         env.pop("FASTMCP_LOG_LEVEL", None)
         if LOG_LEVEL is not None:
             env["FASTMCP_LOG_LEVEL"] = LOG_LEVEL
         if mode == "adapted":
             env["MCP_NATIVE_ADAPTERS"] = "1"
-        cmd = [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--app-dir",
-            str(HERE),
-            "http_app:app",
-            "--port",
-            str(self.port),
-            "--log-level",
-            "warning",
-            "--no-access-log",
-        ]
-        if config.workers > 1:
-            cmd += ["--workers", str(config.workers)]
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=log)
+        self.proc = subprocess.Popen(
+            server_command(config, self.port), cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True
+        )
+        # Up when every worker has answered GET /stats (with its pid): each has imported the app
+        # and started it. The master of gunicorn or granian listens before its workers can answer.
         deadline = time.monotonic() + 90
-        while not self._up():
+        answered: set[int] = set()
+        while len(answered) < config.workers:
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError(f"{config.label()} ({mode}) did not start; see {getattr(log, 'name', 'its log')}")
-            time.sleep(0.1)
-        # The workers answer once each has imported the app; wait until every one has.
-        while len(self.pids()) < 1 + (config.workers if config.workers > 1 else 0):
-            time.sleep(0.1)
+            pid = self._stats_pid()
+            if pid is None:
+                time.sleep(0.1)
+            else:
+                answered.add(pid)
 
-    def _up(self) -> bool:
+    def _stats_pid(self) -> int | None:
+        import http.client
+
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
         try:
-            socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-            return True
-        except OSError:
-            return False
+            conn.request("GET", "/stats")
+            r = conn.getresponse()
+            return int(json.loads(r.read())["pid"]) if r.status == 200 else None
+        except (OSError, ValueError, KeyError, http.client.HTTPException):
+            return None
+        finally:
+            conn.close()
 
     def pids(self) -> list[int]:
-        """uvicorn's process and its workers."""
-        return [self.proc.pid, *children(self.proc.pid)]
+        """The server's process and all its descendants (uvicorn's or gunicorn's workers, granian's
+        worker processes, each with its threads)."""
+        return [self.proc.pid, *descendants(self.proc.pid)]
 
     def cpu(self) -> float:
-        """User + system CPU seconds of the server's processes so far."""
+        """User + system CPU seconds of the server's processes so far (all threads of each)."""
         return sum(cpu_seconds(pid) for pid in self.pids())
 
     def settle(self, timeout: float = 60) -> None:
@@ -225,12 +369,27 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        # Workers left behind by a master that died first (their own process group: this one's).
+        with contextlib.suppress(OSError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
 
 
 def children(pid: int) -> list[int]:
-    with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{pid}/children") as f:
-        return [int(p) for p in f.read().split()]
-    return []
+    """The children of every thread of ``pid`` (a thread that forks is their parent, as granian's
+    may be)."""
+    out: list[int] = []
+    with contextlib.suppress(OSError):
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{tid}/children") as f:
+                out += [int(p) for p in f.read().split()]
+    return out
+
+
+def descendants(pid: int) -> list[int]:
+    out = []
+    for child in children(pid):
+        out += [child, *descendants(child)]
+    return out
 
 
 def cpu_seconds(pid: int) -> float:
@@ -307,10 +466,146 @@ def open_session(url: str) -> str:
     return session
 
 
+def flow_answers(url: str, tag: str = "probe") -> list[dict[str, Any]]:
+    """One session-per-call flow by hand (initialize, notifications/initialized, a weather call,
+    DELETE), each on its own connection as a client that connects per request would: per step
+    the status, the content type and the JSON-RPC message (or None)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    u = urlsplit(url)
+    assert u.hostname is not None
+    init = {
+        "jsonrpc": "2.0",
+        "id": f"{tag}-i",
+        "method": "initialize",
+        "params": {
+            "protocolVersion": HANDSHAKE_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1"},
+        },
+    }
+    base = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    out: list[dict[str, Any]] = []
+    version = session = None
+    steps: list[tuple[str, dict[str, Any] | None]] = [
+        ("POST", init),
+        ("POST", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        ("POST", call_body(tag, "get_weather", {"city": tag}, "stateless-2025")),
+        ("DELETE", None),
+    ]
+    for method, body in steps:
+        h = dict(base)
+        if version:
+            h["Mcp-Protocol-Version"] = version
+        if session:
+            h["Mcp-Session-Id"] = session
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+        try:
+            conn.request(method, u.path, json.dumps(body) if body is not None else None, h)
+            r = conn.getresponse()
+            content = r.read()
+            ctype = r.getheader("content-type", "")
+            msgs: list[dict[str, Any]] = []
+            if ctype.startswith(("application/json", "text/event-stream")):
+                with contextlib.suppress(ValueError):
+                    msgs = messages(ctype, content)
+            out.append({"status": r.status, "content_type": ctype.split(";")[0], "message": msgs[0] if msgs else None})
+            if method == "POST" and body is init:
+                version = (msgs[0].get("result") or {}).get("protocolVersion") if msgs else None
+                session = r.getheader("mcp-session-id")
+        finally:
+            conn.close()
+    return out
+
+
+def flow_expectations(answers: list[dict[str, Any]]) -> dict[str, Any]:
+    """What http_flow.lua checks, from stock's answers to one flow: the protocol version that
+    initialize answers, and the statuses of the notification and of DELETE."""
+    init, notified, call, delete = answers
+    assert init["status"] == 200 and init["content_type"] == "application/json", init
+    assert call["status"] == 200 and call["message"]["result"]["structuredContent"]["city"] == "probe", call
+    return {
+        "version": init["message"]["result"]["protocolVersion"],
+        "initialized_status": notified["status"],
+        "delete_status": delete["status"],
+    }
+
+
+def flow_shape(answers: list[dict[str, Any]]) -> list[str]:
+    """What a client sees of a flow's answers: per step, status, content type and the JSON-RPC
+    message's keys (and initialize's protocol version), to compare stock with adapted."""
+    shape = []
+    for a in answers:
+        m = a["message"]
+        keys = sorted(m) if isinstance(m, dict) else []
+        result = m.get("result") if isinstance(m, dict) else None
+        version = result.get("protocolVersion", "") if isinstance(result, dict) else ""
+        error = m.get("error") if isinstance(m, dict) else None
+        code = str(error.get("code", "")) if isinstance(error, dict) else ""
+        shape.append(
+            " ".join(filter(None, [str(a["status"]), a["content_type"] or "-", ",".join(keys), version, code]))
+        )
+    return shape
+
+
 # --- Load: wrk ---------------------------------------------------------------------------------------
 
 
+def run_wrk_flow(server: Server, seconds: float) -> dict[str, Any]:
+    """wrk with ``http_flow.lua``: a thread per connection, each doing whole flows."""
+    expect = server.flow_expect
+    assert expect is not None, "flow_expect: stock's answers to a flow, set before the load"
+    cmd = [
+        "wrk",
+        f"-t{WRK_CONNECTIONS}",
+        f"-c{WRK_CONNECTIONS}",
+        f"-d{seconds:g}s",
+        "--timeout",
+        "30s",
+        "-s",
+        str(HERE / "http_flow.lua"),
+        server.url,
+        "--",
+        str(expect["version"]),
+        str(expect["initialized_status"]),
+        str(expect["delete_status"]),
+    ]
+    c0 = server.cpu()
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    cpu = server.cpu() - c0
+    w = json.loads(out.strip().splitlines()[-1])
+    bad = {k: w[k] for k in ("bad_initialize", "bad_initialized", "bad_call", "bad_delete")}
+    return {
+        "calls": w["ok_flows"],  # a call is a whole flow here: 4 requests
+        "requests": w["requests"],
+        "seconds": w["duration_us"] / 1e6,
+        "p50_ms": w["p50_us"] / 1e3,  # of the requests, each of the 4 kinds
+        "p99_ms": w["p99_us"] / 1e3,
+        "cpu_s": cpu,
+        "check": {
+            "flows": w["flows"],
+            "answered": w["answered"],
+            "in_flight_at_stop": w["in_flight"],
+            "resent": w["resent"],
+            **bad,
+            "socket_errors": w["socket_errors"],
+        },
+        # Every request answered but the one each connection had in flight when wrk stopped. A
+        # request is built again before its answer once, at start (wrk builds one on its first
+        # thread to check the script, and never sends it), or after a socket error (which fails).
+        "ok": w["flows"] == w["ok_flows"] > 0
+        and not any(bad.values())
+        and w["socket_errors"] == 0
+        and w["resent"] <= 1
+        and w["sent"] - w["answered"] == w["in_flight"] + w["resent"]
+        and w["in_flight"] <= WRK_CONNECTIONS,
+    }
+
+
 def run_wrk(server: Server, tool: str, seconds: float) -> dict[str, Any]:
+    if server.config.state == "flow":
+        return run_wrk_flow(server, seconds)
     h = headers(server.config.state, open_session(server.url) if server.config.state == "stateful" else None)
     args = [f"{k}:{v}" for k, v in h.items() if k in ("Mcp-Protocol-Version", "Mcp-Session-Id")]
     cmd = [
@@ -812,19 +1107,45 @@ LOADS = {"wrk": run_wrk, "SDK clients": run_sdk}
 
 
 def measure(
-    quick: bool, log: Any, frameworks: list[str] | None = None, reps: int | None = None, seconds: float | None = None
+    quick: bool,
+    log: Any,
+    frameworks: list[str] | None = None,
+    reps: int | None = None,
+    seconds: float | None = None,
+    states: list[str] | None = None,
+    asgi: str = DEFAULT_ASGI,
+    payloads: list[str] | None = None,
+    loads: list[str] | None = None,
 ) -> list[dict[str, Any]]:
     default_seconds, default_reps = (2.0, 1) if quick else (4.0, 2)
     seconds, reps = seconds or default_seconds, reps or default_reps
-    # The SDK client load is mcp 2.x's Client: on mcp 1.x, wrk's alone.
-    loads = LOADS if MCP_LINE >= 2 else {"wrk": run_wrk}
     rows = []
-    for config in configs(quick, frameworks):
+    for config in configs(quick, frameworks, states, asgi):
+        # The SDK client load is mcp 2.x's Client: on mcp 1.x, wrk's alone; the flow is wrk's
+        # (http_flow.lua), with the weather call (checked by the city it names back).
+        config_loads = {k: v for k, v in LOADS.items() if k == "wrk" or (MCP_LINE >= 2 and config.state != "flow")}
+        config_calls = {k: v for k, v in CALLS.items() if k == "weather" or config.state != "flow"}
+        config_loads = {k: v for k, v in config_loads.items() if not loads or k in loads}
+        config_calls = {k: v for k, v in config_calls.items() if not payloads or k in payloads}
+        if not config_loads or not config_calls:
+            continue
         print(f"[{config.label()}] starting stock and adapted servers", flush=True)
         servers = {mode: Server(config, mode, log) for mode in MODES}
         try:
-            for payload, tool in CALLS.items():
-                for load, run in loads.items():
+            flow_check: dict[str, Any] = {}
+            if config.state == "flow":
+                # What wrk checks is what stock answers; adapted must answer one flow the same way.
+                answers = {mode: flow_answers(servers[mode].url) for mode in MODES}
+                expect = flow_expectations(answers["stock"])
+                for server in servers.values():
+                    server.flow_expect = expect
+                shapes = {mode: flow_shape(answers[mode]) for mode in MODES}
+                flow_check = {"expected": expect, "answers": shapes, "same": shapes["stock"] == shapes["adapted"]}
+                print(f"  a flow's answers, stock: {shapes['stock']}", flush=True)
+                if not flow_check["same"]:
+                    print(f"  adapted answers a flow differently: {shapes['adapted']}", flush=True)
+            for payload, tool in config_calls.items():
+                for load, run in config_loads.items():
                     runs: dict[str, list[dict[str, Any]]] = {m: [] for m in MODES}
                     for r in range(reps):
                         for mode in MODES if r % 2 == 0 else MODES[::-1]:
@@ -832,6 +1153,9 @@ def measure(
                                 server.settle()
                             runs[mode].append(run(servers[mode], tool, seconds))
                     rows.append(summarize(config, payload, load, runs))
+                    if flow_check:
+                        rows[-1]["flow"] = flow_check
+                        rows[-1]["adapted"]["ok"] &= flow_check["same"]
                     print_row(rows[-1])
         finally:
             for s in servers.values():
@@ -845,9 +1169,13 @@ def summarize(config: Config, payload: str, load: str, runs: dict[str, list[dict
         "response": config.response,
         "state": config.state,
         "workers": config.workers,
+        "asgi": config.asgi,
+        "asgi_command": ASGI_SERVERS[config.asgi],
         "payload": payload,
         "load": load,
     }
+    # In state "flow" a call is a whole flow (initialize, initialized, tools/call, DELETE): the
+    # rates and the CPU are per flow, p50 and p99 are those of its requests.
     for mode, rs in runs.items():
         calls = sum(r["calls"] for r in rs)
         rates = [r["calls"] / r["seconds"] for r in rs]
@@ -861,6 +1189,8 @@ def summarize(config: Config, payload: str, load: str, runs: dict[str, list[dict
             "checks": [r["check"] for r in rs],
             "ok": all(r["ok"] for r in rs),
         }
+        if config.state == "flow":
+            row[mode]["requests"] = sum(r["requests"] for r in rs)
     row["faster"] = row["adapted"]["calls_per_s"] / row["stock"]["calls_per_s"]
     row["cpu_faster"] = row["stock"]["cpu_ms_per_call"] / row["adapted"]["cpu_ms_per_call"]
     return row
@@ -872,14 +1202,27 @@ TABLE_HEAD = (
     "| answers checked |\n"
     "|---|---|---|---:|---:|---:|---:|---:|---:|---|"
 )
+# State "flow": each call a whole session (4 requests); latencies are the requests'.
+FLOW_TABLE_HEAD = (
+    "| configuration | payload | load | flows/s stock → mcp-native | throughput | request p50 ms stock → mcp-native "
+    "| request p99 ms stock → mcp-native | server CPU ms/flow stock → mcp-native | flows per server CPU-second "
+    "| answers checked |\n"
+    "|---|---|---|---:|---:|---:|---:|---:|---:|---|"
+)
 
 
 def row_markdown(r: dict[str, Any]) -> str:
     s, a = r["stock"], r["adapted"]
-    conf = Config(r["framework"], r["response"], r["state"], r["workers"]).label()
-    checked = f"{s['calls'] + a['calls']:,}, all once and right" if s["ok"] and a["ok"] else "**FAILED**"
+    conf = Config(r["framework"], r["response"], r["state"], r["workers"], r.get("asgi", DEFAULT_ASGI)).label()
+    if r["state"] == "flow":
+        n = s["calls"] + a["calls"]
+        checked = f"{n:,} flows ({4 * n:,} requests), all right" if s["ok"] and a["ok"] else "**FAILED**"
+        load = f"{r['load']} ({WRK_CONNECTIONS} connections, a thread each)"
+    else:
+        checked = f"{s['calls'] + a['calls']:,}, all once and right" if s["ok"] and a["ok"] else "**FAILED**"
+        load = r["load"]
     return (
-        f"| {conf} | {r['payload']} | {r['load']} | {s['calls_per_s']:,.0f} → {a['calls_per_s']:,.0f} "
+        f"| {conf} | {r['payload']} | {load} | {s['calls_per_s']:,.0f} → {a['calls_per_s']:,.0f} "
         f"| {report.fmt_speedup(r['faster'])} | {s['p50_ms']:.1f} → {a['p50_ms']:.1f} | {s['p99_ms']:.1f} → {a['p99_ms']:.1f} "
         f"| {s['cpu_ms_per_call']:.2f} → {a['cpu_ms_per_call']:.2f} | {report.fmt_speedup(r['cpu_faster'])} | {checked} |"
     )
@@ -890,20 +1233,29 @@ def print_row(r: dict[str, Any]) -> None:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    return "\n".join([TABLE_HEAD, *map(row_markdown, rows)])
+    """The calls' table, then the flows' (state "flow") if any were measured."""
+    calls = [r for r in rows if r["state"] != "flow"]
+    flows = [r for r in rows if r["state"] == "flow"]
+    parts = ["\n".join([TABLE_HEAD, *map(row_markdown, calls)])] if calls or not flows else []
+    if flows:
+        parts.append("\n".join([FLOW_TABLE_HEAD, *map(row_markdown, flows)]))
+    return "\n\n".join(parts)
 
 
-def chart(res: dict[str, Any], path: Path) -> None:
+def chart(res: dict[str, Any], path: Path) -> bool:
     """Calls per second of server CPU (what a worker with a core to itself can serve), stock and
     adapted, per configuration (wrk's load), a panel per payload, with adapted/stock over each
     pair. On a shared machine this is steadier than the calls per second measured, which depend
-    on how much of a core the server got."""
+    on how much of a core the server got. The flows (state "flow") are the table's alone. Whether
+    there was anything to draw."""
+    rows = [r for r in res["rows"] if r["load"] == "wrk" and r["state"] != "flow"]
+    if not rows:
+        return False
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [r for r in res["rows"] if r["load"] == "wrk"]
     fig, axes = plt.subplots(1, len(CALLS), figsize=(11, 1.8 + 0.4 * len(rows)), squeeze=False)
     for ax, payload in zip(axes[0], CALLS, strict=True):
         sub = [r for r in rows if r["payload"] == payload][::-1]
@@ -917,7 +1269,10 @@ def chart(res: dict[str, Any], path: Path) -> None:
             )
         for y, r in zip(ys, sub, strict=True):
             ax.text(1e3 / r["adapted"]["cpu_ms_per_call"], y - 0.2, f" {r['cpu_faster']:.2f}×", va="center", fontsize=8)
-        labels = [Config(r["framework"], r["response"], r["state"], r["workers"]).label() for r in sub]
+        labels = [
+            Config(r["framework"], r["response"], r["state"], r["workers"], r.get("asgi", DEFAULT_ASGI)).label()
+            for r in sub
+        ]
         ax.set_yticks(list(ys), labels if ax is axes[0][0] else [], fontsize=8)
         ax.set_title(f"tools/call, {payload}", fontsize=10)
         ax.set_xlabel("calls per second of server CPU (wrk, 32 connections)")
@@ -933,7 +1288,8 @@ def chart(res: dict[str, Any], path: Path) -> None:
     )
     v = res["versions"]
     fig.suptitle(
-        f"MCP servers over Streamable HTTP under uvicorn: stock vs mcp-native{' (quick run)' if res['quick'] else ''}\n"
+        f"MCP servers over Streamable HTTP under {res.get('asgi', {}).get('server', 'uvicorn')}: stock vs mcp-native"
+        f"{' (quick run)' if res['quick'] else ''}\n"
         f"{res['machine']}, {res['date'][:10]}; Python {v['python']}, mcp {v['mcp']}, fastmcp {v['fastmcp']}",
         fontsize=9,
     )
@@ -941,32 +1297,48 @@ def chart(res: dict[str, Any], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
     plt.close(fig)
+    return True
 
 
 def main(
-    quick: bool, frameworks: list[str] | None = None, reps: int | None = None, seconds: float | None = None
+    quick: bool,
+    frameworks: list[str] | None = None,
+    reps: int | None = None,
+    seconds: float | None = None,
+    states: list[str] | None = None,
+    asgi: str = DEFAULT_ASGI,
+    payloads: list[str] | None = None,
+    loads: list[str] | None = None,
 ) -> dict[str, Any]:
-    out = ROOT / "build" / "bench-http-quick" if quick else HERE / "results"
+    # A run of part of the matrix (by state, server, payload or load) is not the published one.
+    part = bool(states or payloads or loads) or asgi != DEFAULT_ASGI
+    name = "bench-http-quick" if quick else "bench-http-part" if part else None
+    out = ROOT / "build" / name if name else HERE / "results"
     out.mkdir(parents=True, exist_ok=True)
-    log_path = ROOT / "build" / f"bench-http{'-quick' * quick}-servers.log"  # not beside the published results
+    log_path = ROOT / "build" / f"{name or 'bench-http'}-servers.log"  # not beside the published results
+    dists = ["mcp", *(["fastmcp"] if importlib.util.find_spec("fastmcp") else []), *asgi_dists(asgi)]
     t = time.monotonic()
     with open(log_path, "w") as log:
-        print(f"bench_http: servers' logs in {log_path}", flush=True)
-        print(TABLE_HEAD, flush=True)
-        rows = measure(quick, log, frameworks, reps, seconds)
+        print(f"bench_http: servers' logs in {log_path}; ASGI server: {ASGI_SERVERS[asgi]}", flush=True)
+        print(FLOW_TABLE_HEAD if states == ["flow"] else TABLE_HEAD, flush=True)
+        rows = measure(quick, log, frameworks, reps, seconds, states, asgi, payloads, loads)
     res = {
-        **report.result("bench_http", "MCP over Streamable HTTP", [], quick, ["mcp", "fastmcp", "uvicorn"], ["wrk"]),
+        **report.result("bench_http", "MCP over Streamable HTTP", [], quick, list(dict.fromkeys(dists)), ["wrk"]),
         "log_level": LOG_LEVEL or "the SDK's default",
+        "asgi": {"server": asgi, "command": ASGI_SERVERS[asgi], "log": "WARNING, no access log"},
         "load": {
-            "wrk": f"-t1 -c{WRK_CONNECTIONS}",
+            "wrk": f"-t1 -c{WRK_CONNECTIONS}; state flow: -t{WRK_CONNECTIONS} -c{WRK_CONNECTIONS}",
             "SDK clients": f"{CLIENT_PROCESSES} processes x {CLIENTS_PER_PROCESS}",
         },
         "rows": rows,
     }
     (out / "bench_http.json").write_text(json.dumps(res, indent=2) + "\n")
-    chart_path = (out if quick else ROOT / "docs" / "bench") / "bench_http.png"
-    chart(res, chart_path)
-    print(f"\n{table(rows)}\n\nbench_http: {out / 'bench_http.json'}, {chart_path} ({time.monotonic() - t:.0f} s)")
+    chart_path = (out if name else ROOT / "docs" / "bench") / "bench_http.png"
+    drawn = chart(res, chart_path)
+    print(
+        f"\n{table(rows)}\n\nbench_http: {out / 'bench_http.json'}{f', {chart_path}' if drawn else ''} "
+        f"({time.monotonic() - t:.0f} s)"
+    )
     if not all(r[m]["ok"] for r in rows for m in MODES):
         print("bench_http: some answers FAILED the check (lost, duplicated, unknown or wrong)", file=sys.stderr)
     return res
@@ -983,6 +1355,17 @@ if __name__ == "__main__":
     ap.add_argument("--quick", action="store_true", help="a smoke run: about 1.5 minutes")
     ap.add_argument("--reliability", action="store_true", help="the fault scenarios and RSS over 20,000 calls")
     ap.add_argument("--framework", action="append", choices=list(FRAMEWORKS), help="only this one (repeatable)")
+    ap.add_argument(
+        "--state",
+        action="append",
+        choices=["stateful", "stateless", "stateless-2025", "flow"],
+        help="only this state (repeatable); flow: each call a whole session, wrk only (not in --quick unless asked)",
+    )
+    ap.add_argument(
+        "--asgi", default=DEFAULT_ASGI, choices=list(ASGI_SERVERS), help="the ASGI server (default uvicorn-h11)"
+    )
+    ap.add_argument("--payload", action="append", choices=list(CALLS), help="only this payload (repeatable)")
+    ap.add_argument("--load", action="append", choices=list(LOADS), help="only this load (repeatable)")
     ap.add_argument("--reps", type=int, help="windows per server and load, stock and adapted alternating")
     ap.add_argument("--seconds", type=float, help="the length of each window")
     ap.add_argument(
@@ -994,5 +1377,5 @@ if __name__ == "__main__":
     LOG_LEVEL = None if args.log_level.lower() == "sdk" else args.log_level.upper()
     if args.reliability:
         sys.exit(reliability())
-    res = main(args.quick, args.framework, args.reps, args.seconds)
+    res = main(args.quick, args.framework, args.reps, args.seconds, args.state, args.asgi, args.payload, args.load)
     sys.exit(0 if all(r[m]["ok"] for r in res["rows"] for m in MODES) else 1)

@@ -1,9 +1,9 @@
 """The example tools (``examples/payloads.py``) served over Streamable HTTP, for ``bench_http.py``
-and ``tests/python/test_http_reliability.py``: an ASGI app for uvicorn or gunicorn, chosen by the
-environment.
+and ``tests/python/test_http_reliability.py``: an ASGI app for uvicorn, gunicorn, granian or
+hypercorn, chosen by the environment.
 
-    HTTP_APP=mcpserver|fastmcp|fastmcp1|minimcp HTTP_RESPONSE=json|sse HTTP_STATE=stateful|stateless|stateless-2025 \\
-        uvicorn --app-dir benchmarks http_app:app [--workers N]
+    HTTP_APP=mcpserver|fastmcp|fastmcp1|minimcp HTTP_RESPONSE=json|sse \\
+        HTTP_STATE=stateful|stateless|stateless-2025|flow uvicorn --app-dir benchmarks http_app:app [--workers N]
 
 Stock as written; adapted with ``MCP_NATIVE_ADAPTERS=1`` in the environment (every worker). The
 MCP endpoint is ``/mcp``. ``fastmcp1`` is mcp 1.x's FastMCP (``mcp.server.fastmcp``). Beside the example tools, ``ticking(steps)`` reports progress every
@@ -27,7 +27,9 @@ from starlette.responses import JSONResponse
 
 FRAMEWORK = os.environ.get("HTTP_APP", "mcpserver")
 JSON_RESPONSE = os.environ.get("HTTP_RESPONSE", "json") == "json"
-STATELESS = os.environ.get("HTTP_STATE", "stateless") in ("stateless", "stateless-2025")
+# "flow" (bench_http's session per call) is a stateless server too: each call's client does the
+# whole handshake first and DELETEs after.
+STATELESS = os.environ.get("HTTP_STATE", "stateless") in ("stateless", "stateless-2025", "flow")
 
 
 async def stats(request: Request) -> JSONResponse:
