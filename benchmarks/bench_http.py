@@ -363,7 +363,8 @@ class Server:
                 return
 
     def stop(self) -> None:
-        self.proc.send_signal(signal.SIGINT)
+        # gunicorn's master ends on SIGTERM at once; on SIGINT it waited out the 20 s below.
+        self.proc.send_signal(signal.SIGTERM if self.config.asgi == "gunicorn" else signal.SIGINT)
         try:
             self.proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
