@@ -16,6 +16,7 @@ _WIRE = (
 )
 _HTTP = "mcp.server.streamable_http"
 _HTTP_MODERN = "mcp.server._streamable_http_modern"
+_HTTP_CLIENT = "mcp.client.streamable_http"
 _MANAGER = "mcp.server.streamable_http_manager"
 _DISPATCHER = "mcp.shared.jsonrpc_dispatcher"
 _FUNC_METADATA = "mcp.server.mcpserver.utilities.func_metadata"
@@ -70,6 +71,46 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp.client.stdio:_WRITER_FLUSH_TIMEOUT",
         ),
         _WIRE,
+    ),
+    GroupSpec(
+        "http-client",
+        "mcp",
+        "HTTP client",
+        ("transport", "client"),
+        "Streamable HTTP client: JSON response bodies and SSE events' messages read natively",
+        (
+            Target(
+                _HTTP_CLIENT,
+                "StreamableHTTPTransport._handle_json_response",
+                f"{__name__}.http_client",
+                "handle_json_response",
+                "stock_handle_json_response",
+            ),
+            Target(
+                _HTTP_CLIENT,
+                "StreamableHTTPTransport._handle_sse_event",
+                f"{__name__}.http_client",
+                "handle_sse_event",
+                "stock_handle_sse_event",
+            ),
+        ),
+        (
+            # The callers, and how they call.
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_post_request",
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_sse_response",
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_resumption_request",
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_reconnection",
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport.handle_get_stream",
+            # What the replacements read of the module, and the parser they stand in for.
+            f"{_HTTP_CLIENT}:logger",
+            f"{_HTTP_CLIENT}:ErrorData",
+            f"{_HTTP_CLIENT}:PARSE_ERROR",
+            "mcp_types.jsonrpc:jsonrpc_message_adapter",
+            "mcp_types.jsonrpc:JSONRPCMessage",
+            "mcp_types.jsonrpc:RequestId",
+            "mcp_types.jsonrpc:PARSE_ERROR",
+            *_WIRE,
+        ),
     ),
     http_responses_group("", " (2025 era)", _WIRE),
     GroupSpec(
