@@ -395,7 +395,8 @@ def test_with_sse_responses_stock_and_adapted_answer_alike(sse_servers: tuple[in
     assert _request(adapted, method, "/mcp", data, headers) == answer
     if name == "notifications and progress":  # the stream carries what the handler sent, in order
         assert answer[:3] == (200, "text/event-stream", None)
-        events = [json.loads(line[6:]) for line in answer[3].decode().splitlines() if line.startswith("data: ")]  # type: ignore[union-attr]
+        assert isinstance(answer[3], bytes)
+        events = [json.loads(line[6:]) for line in answer[3].decode().splitlines() if line.startswith("data: ")]
         assert [e.get("method") for e in events] == ["notifications/message", "notifications/progress", None]
         assert events[-1]["result"]["content"][0]["text"] == "done"
 
@@ -415,13 +416,19 @@ def test_with_sse_responses_every_message_takes_one_pass(sse_servers: tuple[int,
     assert _seen(adapted_log)[before[1] :] == [f"{m} one pass" for m in methods]
 
 
+def _tasks(port: int) -> int:
+    count = _request(port, "GET", "/tasks")[3]
+    assert isinstance(count, int)
+    return count
+
+
 def test_with_sse_responses_a_client_gone_mid_call_cancels_it(sse_servers: tuple[int, int, Path, Path]) -> None:
     import socket
 
     for port, log in (sse_servers[0], sse_servers[2]), (sse_servers[1], sse_servers[3]):
         # sse-starlette starts a watcher task with its first response, kept for the process.
         assert _request(port, "POST", "/mcp", call("weather", {"city": "Oslo"}))[0] == 200
-        baseline = _request(port, "GET", "/tasks")[3]
+        baseline = _tasks(port)
         cancelled = log.read_text().count("slow cancelled")
         data = call("slow", meta={"progressToken": 1})
         with socket.create_connection(("127.0.0.1", port)) as sock:
@@ -434,6 +441,6 @@ def test_with_sse_responses_a_client_gone_mid_call_cancels_it(sse_servers: tuple
                 assert chunk, received
                 received += chunk
         deadline = time.monotonic() + 10
-        while log.read_text().count("slow cancelled") == cancelled or _request(port, "GET", "/tasks")[3] > baseline:
-            assert time.monotonic() < deadline, (port, _request(port, "GET", "/tasks")[3], baseline)
+        while log.read_text().count("slow cancelled") == cancelled or _tasks(port) > baseline:
+            assert time.monotonic() < deadline, (port, _tasks(port), baseline)
             time.sleep(0.05)
