@@ -277,18 +277,25 @@ def test_the_adapted_server_serves_a_plain_request_in_one_pass(servers: tuple[in
     assert _path(adapted) == "one pass"
 
 
+@pytest.mark.parametrize("pair", ["servers", "sse_servers"])
 @pytest.mark.parametrize("name", list(EXCHANGES))
-def test_stock_and_adapted_answer_alike(servers: tuple[int, int, Path, Path], name: str) -> None:
-    stock, adapted, _, _ = servers
+def test_stock_and_adapted_answer_alike(request: pytest.FixtureRequest, pair: str, name: str) -> None:
+    stock, adapted, _, _ = request.getfixturevalue(pair)
     data, headers, method = EXCHANGES[name]
     answer = _request(stock, method, "/mcp", data, headers)
     error = answer[3].get("error") if isinstance(answer[3], dict) else None
     if error is not None and error["code"] == -32602 and error["message"].startswith("Validation error:"):
         error["code"] = -32600  # http-errors: a malformed envelope is an Invalid Request
     assert _request(adapted, method, "/mcp", data, headers) == answer
-    if name == "call":  # the fixture serves what the others are compared on
+    if name == "call" and pair == "servers":  # the fixture serves what the others are compared on
         assert answer[:3] == (200, "application/json", None)
         assert answer[3]["result"]["structuredContent"] == {"city": "Oslo", "temperature": 21.5}  # type: ignore[index]
+    if name == "notifications and progress" and pair == "sse_servers":  # what the handler sent, in order
+        assert answer[:3] == (200, "text/event-stream", None)
+        assert isinstance(answer[3], bytes)
+        events = [json.loads(line[6:]) for line in answer[3].decode().splitlines() if line.startswith("data: ")]
+        assert [e.get("method") for e in events] == ["notifications/message", "notifications/progress", None]
+        assert events[-1]["result"]["content"][0]["text"] == "done"
 
 
 def test_both_log_the_transports_line_once_per_request(servers: tuple[int, int, Path, Path]) -> None:
@@ -382,23 +389,6 @@ def test_a_session_per_call_flow_is_answered_alike_in_one_pass(servers: tuple[in
     methods = ["initialize", "notifications/initialized", "tools/call"] * 3
     assert _seen(stock_log)[before[0] :] == [f"{m} stock" for m in methods]
     assert _seen(adapted_log)[before[1] :] == [f"{m} one pass" for m in methods]
-
-
-@pytest.mark.parametrize("name", list(EXCHANGES))
-def test_with_sse_responses_stock_and_adapted_answer_alike(sse_servers: tuple[int, int, Path, Path], name: str) -> None:
-    stock, adapted, _, _ = sse_servers
-    data, headers, method = EXCHANGES[name]
-    answer = _request(stock, method, "/mcp", data, headers)
-    error = answer[3].get("error") if isinstance(answer[3], dict) else None
-    if error is not None and error["code"] == -32602 and error["message"].startswith("Validation error:"):
-        error["code"] = -32600  # http-errors: a malformed envelope is an Invalid Request
-    assert _request(adapted, method, "/mcp", data, headers) == answer
-    if name == "notifications and progress":  # the stream carries what the handler sent, in order
-        assert answer[:3] == (200, "text/event-stream", None)
-        assert isinstance(answer[3], bytes)
-        events = [json.loads(line[6:]) for line in answer[3].decode().splitlines() if line.startswith("data: ")]
-        assert [e.get("method") for e in events] == ["notifications/message", "notifications/progress", None]
-        assert events[-1]["result"]["content"][0]["text"] == "done"
 
 
 def test_with_sse_responses_every_message_takes_one_pass(sse_servers: tuple[int, int, Path, Path]) -> None:
