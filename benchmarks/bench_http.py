@@ -1000,7 +1000,7 @@ async def rss_over_calls(raw: Raw, calls: int, step: int) -> list[int]:
 
 def reliability() -> int:
     """Per framework, stock and adapted, with SSE responses: the scenarios above (stateful and
-    stateless; on mcp 2.x also 2025-era stateless JSON), and worker RSS over 20,000 calls
+    stateless; on mcp 2.x also 2025-era stateless, JSON and SSE), and worker RSS over 20,000 calls
     (stateless JSON, both eras on mcp 2.x)."""
     import anyio
 
@@ -1008,9 +1008,10 @@ def reliability() -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     results: list[dict[str, Any]] = []
     failed = False
-    # SSE streams dropped mid-call on both paths; on mcp 2.x also the 2025-era stateless JSON
-    # request, which the adapters serve in one pass, its clients cutting the call short.
-    shapes = [("sse", "stateless"), ("sse", "stateful")] + ([("json", "stateless-2025")] if MCP_LINE >= 2 else [])
+    # SSE streams dropped mid-call on both paths; on mcp 2.x also the 2025-era stateless request,
+    # which the adapters serve in one pass, in JSON (its clients cutting the call short) and SSE.
+    era_2025 = [("json", "stateless-2025"), ("sse", "stateless-2025")] if MCP_LINE >= 2 else []
+    shapes = [("sse", "stateless"), ("sse", "stateful"), *era_2025]
     for fw in FRAMEWORKS:
         for response, state in shapes:
             config = Config(fw, response, state, 1)
