@@ -3,8 +3,10 @@ a stock and an adapted uvicorn server on 127.0.0.1 give the same answers (status
 the JSON, the session header's absence) to plain calls, to what a handler does on this path
 (notifications, a request to the client, errors, the request's own headers), to ``initialize``,
 notifications and ``DELETE`` (a session-per-call client's flow, also one pass), and to what takes
-the stock path (batches, bad bodies, refused headers, a request with SSE responses); both write
-the transport's INFO line once per request and run a notification's handler chain; and the
+the stock path (batches, bad bodies, refused headers), on a server answering in JSON and one
+answering in SSE; both write
+the transport's INFO line once per request, run a notification's handler chain and finish the
+same OpenTelemetry spans (the SDK's own middleware, a tracer provider configured); and the
 adapted server takes the one pass exactly where it should: not with DEBUG on the SDK's loggers,
 not once a function of the stock path is wrapped by someone else."""
 
@@ -42,6 +44,17 @@ handler = logging.FileHandler(os.environ["LOG_FILE"])
 handler.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
 log.addHandler(handler)
 
+# The SDK's own spans (its OpenTelemetry middleware) recorded in memory, for /spans.
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+
 server = MCPServer("stateless", log_level="WARNING")
 
 
@@ -78,6 +91,23 @@ async def slow(ctx: Context) -> str:
         log.warning("slow cancelled")
         raise
     return "done"
+
+
+@server.custom_route("/spans", methods=["POST"])
+async def spans(request):
+    finished = [
+        {
+            "name": s.name,
+            "kind": s.kind.name,
+            "attributes": dict(s.attributes),
+            "status": s.status.status_code.name,
+            "events": [e.name for e in s.events],
+            "child": s.parent is not None,
+        }
+        for s in exporter.get_finished_spans()
+    ]
+    exporter.clear()
+    return JSONResponse(finished)
 
 
 @server.custom_route("/tasks", methods=["GET"])
@@ -434,3 +464,27 @@ def test_with_sse_responses_a_client_gone_mid_call_cancels_it(sse_servers: tuple
         while log.read_text().count("slow cancelled") == cancelled or _tasks(port) > baseline:
             assert time.monotonic() < deadline, (port, _tasks(port), baseline)
             time.sleep(0.05)
+
+
+@pytest.mark.parametrize("pair", ["servers", "sse_servers"])
+def test_the_sdks_spans_are_stocks(request: pytest.FixtureRequest, pair: str) -> None:
+    stock, adapted, _, _ = request.getfixturevalue(pair)
+    for port in stock, adapted:
+        _request(port, "POST", "/spans")
+        _flow(port, 1)
+        assert _request(port, "POST", "/mcp", call("fails"))[0] == 200
+
+    def spans(port: int) -> list[str]:
+        deadline = time.monotonic() + 10  # stock's notification span ends after its 202
+        while True:
+            finished = _request(port, "POST", "/spans")[3]
+            assert isinstance(finished, list)
+            collected.setdefault(port, []).extend(json.dumps(s, sort_keys=True) for s in finished)
+            if len(collected[port]) >= 4 or time.monotonic() > deadline:
+                return sorted(collected[port])
+            time.sleep(0.02)
+
+    collected: dict[int, list[str]] = {}
+    stock_spans = spans(stock)
+    assert len(stock_spans) == 4, stock_spans  # initialize, the notification, the call, the failing call
+    assert spans(adapted) == stock_spans
