@@ -207,6 +207,8 @@ def configs(
         ("json", "stateless", 2),
         ("json", "stateful", 1),
         ("sse", "stateless", 1),
+        # mcp 2.x's 2025-era stateless SSE responses (the SDKs' default) take a path of their own.
+        *([("sse", "stateless-2025", 1)] if MCP_LINE >= 2 else []),
         ("sse", "stateful", 1),
         ("json", "flow", 1),
     ]

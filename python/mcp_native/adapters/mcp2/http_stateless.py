@@ -74,6 +74,7 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
+from sse_starlette.event import ensure_bytes
 from starlette.requests import Request
 
 from .._patching.patch import is_sdk_function
@@ -83,6 +84,10 @@ stock_handle_stateless_request: Callable[..., Any] | None = None  # set by insta
 _Transport = _transport.StreamableHTTPServerTransport
 _Dispatcher = _dispatcher_module.JSONRPCDispatcher
 _SSE = _transport.CONTENT_TYPE_SSE
+# How long an SSE request's handler may take to be answered at once (see _stream).
+_PROMPT = 0.02
+# sse-starlette's logger: with DEBUG on, its response writes a line per chunk.
+_SSE_LOG = logging.getLogger("sse_starlette.sse")
 
 # The loggers of the stock path: with DEBUG on any of them, stock writes lines this one skips.
 _LOGGERS = tuple(logging.getLogger(m.__name__) for m in (_manager, _transport, _dispatcher_module, _runner))
@@ -308,13 +313,16 @@ class _Router:
     it answers or relates to, as the transport's ``message_router`` sends it (a stateless
     transport has no event store and no GET stream: anything else is dropped, as there)."""
 
-    def __init__(self, streams: dict[str, Any]) -> None:
+    def __init__(self, streams: dict[str, Any], request_id: str) -> None:
         self.streams = streams
+        self.request_id = request_id
+        self.answered = False  # the request's answer is in its stream
 
     async def send(self, item: SessionMessage) -> None:
         message, metadata = item.message, item.metadata
         if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
             target = str(message.id)
+            self.answered = self.answered or target == self.request_id
         elif isinstance(metadata, ServerMessageMetadata) and metadata.related_request_id is not None:
             target = str(metadata.related_request_id)
         else:
@@ -334,31 +342,70 @@ async def _stream(
     ``EventSourceResponse`` and ``_run_sse_writer``), each written to the request's stream by the
     handler as it comes rather than through the transport's streams and router; once the
     response ends (answered, or the client gone) a handler still running is cancelled, as stock's
-    teardown cancels it."""
+    teardown cancels it. A handler answered within ``_PROMPT`` has its response written at once:
+    the same headers and events, each in a body message of its own as ``EventSourceResponse``
+    sends them, without its task group (sse-starlette's tasks per response cost a weather call
+    more than the rest of the one pass); its headers go out when it is answered rather than when
+    it starts, and a client gone in that time is noticed after it."""
     request_id = str(message.id)
-    sse_writer, sse_reader = anyio.create_memory_object_stream[dict[str, Any]](0)
-    transport._sse_stream_writers[request_id] = sse_writer
     streams = transport._request_streams
     streams[request_id] = anyio.create_memory_object_stream[Any](_transport.REQUEST_STREAM_BUFFER_SIZE)
-    response = EventSourceResponse(
-        content=sse_reader,
-        # No priming event: a stateless transport has no event store.
-        data_sender_callable=partial(transport._run_sse_writer, request_id, sse_writer, streams[request_id][1], None),
-        headers={"Cache-Control": "no-cache, no-transform", "Connection": "keep-alive", "Content-Type": _SSE},
-    )
+    router = _Router(streams, request_id)
     handler_scope = anyio.CancelScope()
-    handler = _start(message, transport, request, runner, _Router(streams), handler_scope)
+    handler = _start(message, transport, request, runner, router, handler_scope)
     try:
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(response, scope, receive, send)
-        except Exception:
-            _transport.logger.exception("SSE response error")
-            await sse_writer.aclose()
-            await transport._clean_up_memory_streams(request_id)
-        finally:
-            await sse_reader.aclose()
+        done, _ = await asyncio.wait((handler,), timeout=_PROMPT)
+        if done and router.answered and not _SSE_LOG.isEnabledFor(logging.DEBUG):
+            await _write_at_once(transport, request_id, send)
+        else:
+            await _stream_as_stock(transport, request_id, scope, receive, send)
     finally:
         handler_scope.cancel()
         with anyio.CancelScope(shield=True):
             await handler
+
+
+def _sse_response(**kwargs: Any) -> Any:
+    # No session header: a stateless transport has none.
+    headers = {"Cache-Control": "no-cache, no-transform", "Connection": "keep-alive", "Content-Type": _SSE}
+    return EventSourceResponse(headers=headers, **kwargs)
+
+
+async def _write_at_once(transport: Any, request_id: str, send: Any) -> None:
+    """The answered request's stream written as ``EventSourceResponse`` writes it: the start, each
+    event (up to the answer) as a body message, the end; then what ``_run_sse_writer`` cleans."""
+    response = _sse_response(content=())
+    reader = transport._request_streams[request_id][1]
+    try:
+        await send({"type": "http.response.start", "status": response.status_code, "headers": response.raw_headers})
+        while True:
+            event = reader.receive_nowait()
+            chunk = ensure_bytes(transport._create_event_data(event), response.sep)
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            if isinstance(event.message, JSONRPCResponse | JSONRPCError):
+                break
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    finally:
+        await transport._clean_up_memory_streams(request_id)
+
+
+async def _stream_as_stock(transport: Any, request_id: str, scope: Any, receive: Any, send: Any) -> None:
+    """The request's stream as stock's transport streams it, from what is in it so far."""
+    sse_writer, sse_reader = anyio.create_memory_object_stream[dict[str, Any]](0)
+    transport._sse_stream_writers[request_id] = sse_writer
+    response = _sse_response(
+        content=sse_reader,
+        # No priming event: a stateless transport has no event store.
+        data_sender_callable=partial(
+            transport._run_sse_writer, request_id, sse_writer, transport._request_streams[request_id][1], None
+        ),
+    )
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(response, scope, receive, send)
+    except Exception:
+        _transport.logger.exception("SSE response error")
+        await sse_writer.aclose()
+        await transport._clean_up_memory_streams(request_id)
+    finally:
+        await sse_reader.aclose()
