@@ -204,6 +204,9 @@ EXCHANGES: dict[str, tuple[bytes | None, dict[str, str], str]] = {
     "call, unknown tool": (call("nothing"), {}, "POST"),
     "call, no name": (body("tools/call", {"arguments": {}}), {}, "POST"),
     "notifications and progress": (call("chatty", meta={"progressToken": 7}), {}, "POST"),
+    # Past 20 ms: with SSE responses, streamed by the SDK's EventSourceResponse (the quick ones
+    # are written at once).
+    "a slow call with progress": (call("slow", {"steps": 4}, meta={"progressToken": 8}), {}, "POST"),
     "a request to the client": (call("ask"), {}, "POST"),
     "a tool that raises": (call("fails"), {}, "POST"),
     "the request's headers": (call("header"), {"X-Probe": "here"}, "POST"),
