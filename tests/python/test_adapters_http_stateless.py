@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
 import os
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -491,3 +493,54 @@ def test_the_sdks_spans_are_stocks(request: pytest.FixtureRequest, pair: str) ->
     stock_spans = spans(stock)
     assert len(stock_spans) == 4, stock_spans  # initialize, the notification, the call, the failing call
     assert spans(adapted) == stock_spans
+
+
+@pytest.mark.usefixtures("adapters_restored")
+@pytest.mark.parametrize("adapted", [False, True])
+def test_a_response_the_server_cannot_send_is_logged_as_stocks_is(
+    caplog: pytest.LogCaptureFixture, adapted: bool
+) -> None:
+    # In process: the ASGI server's send fails for the body (a connection gone under another
+    # server than uvicorn, which drops such sends); adapted, on the SSE stream written at once.
+    import anyio
+    from mcp.server.mcpserver import MCPServer
+
+    if adapted:
+        adapters.install()
+    server = MCPServer("failing send", log_level="WARNING")
+
+    @server.tool()
+    def weather(city: str) -> str:
+        return city
+
+    app = server.streamable_http_app(json_response=False, stateless_http=True)
+    data = call("weather", {"city": "Oslo"})
+    headers = [(k.lower().encode(), v.encode()) for k, v in {**HEADERS, "Host": "127.0.0.1:8000"}.items()]
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+        "path": "/mcp", "raw_path": b"/mcp", "root_path": "", "query_string": b"", "headers": headers,
+        "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000),
+    }  # fmt: skip
+    sent: list[Any] = []
+
+    received: list[str] = []
+
+    async def receive() -> dict[str, object]:
+        received.append("once")  # the body, then nothing: the failed send is what tells
+        if len(received) > 1:
+            await anyio.sleep_forever()
+        return {"type": "http.request", "body": data, "more_body": False}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+        if message["type"] == "http.response.body":
+            raise OSError("connection gone")
+
+    async def main() -> None:
+        async with server.session_manager.run():
+            await app(scope, receive, send)
+
+    with caplog.at_level(logging.ERROR, logger="mcp.server.streamable_http"):
+        anyio.run(main)
+    assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
+    assert [r.getMessage() for r in caplog.records if r.name == "mcp.server.streamable_http"] == ["SSE response error"]

@@ -356,7 +356,10 @@ async def _stream(
     try:
         done, _ = await asyncio.wait((handler,), timeout=_PROMPT)
         if done and router.answered and not _SSE_LOG.isEnabledFor(logging.DEBUG):
-            await _write_at_once(transport, request_id, send)
+            try:
+                await _write_at_once(transport, request_id, send)
+            except Exception:  # as stock's transport logs a failed SSE response
+                _transport.logger.exception("SSE response error")
         else:
             await _stream_as_stock(transport, request_id, scope, receive, send)
     finally:
