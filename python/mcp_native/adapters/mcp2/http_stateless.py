@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import importlib.metadata
 import logging
 from collections.abc import Callable
 from functools import partial
@@ -88,6 +89,9 @@ _SSE = _transport.CONTENT_TYPE_SSE
 _PROMPT = 0.02
 # sse-starlette's logger: with DEBUG on, its response writes a line per chunk.
 _SSE_LOG = logging.getLogger("sse_starlette.sse")
+# The writing at once follows sse-starlette 3.x's EventSourceResponse (tested: 3.7.0, what every
+# mcp 2.x release resolves to): its headers, separator, ensure_bytes and body messages.
+_SSE_LINE = importlib.metadata.version("sse-starlette").split(".")[0] == "3"
 
 # The loggers of the stock path: with DEBUG on any of them, stock writes lines this one skips.
 _LOGGERS = tuple(logging.getLogger(m.__name__) for m in (_manager, _transport, _dispatcher_module, _runner))
@@ -355,7 +359,7 @@ async def _stream(
     handler = _start(message, transport, request, runner, router, handler_scope)
     try:
         done, _ = await asyncio.wait((handler,), timeout=_PROMPT)
-        if done and router.answered and not _SSE_LOG.isEnabledFor(logging.DEBUG):
+        if done and router.answered and _SSE_LINE and not _SSE_LOG.isEnabledFor(logging.DEBUG):
             try:
                 await _write_at_once(transport, request_id, send)
             except Exception:  # as stock's transport logs a failed SSE response
