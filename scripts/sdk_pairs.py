@@ -67,6 +67,7 @@ TESTS = [
     "tests/python/test_adapters_lowlevel.py",
     "tests/python/test_adapters_results.py",
     "tests/python/test_adapters_stdio_client.py",
+    "tests/python/test_adapters_stdio_reading.py",
     "tests/python/test_adapters_support.py",
     "tests/python/test_adapters_otel.py",
 ]
@@ -75,6 +76,7 @@ TESTS_1X = [
     "tests/python/test_adapters_mcp1.py",
     "tests/python/test_adapters_mcp1_stdio.py",
     "tests/python/test_adapters_mcp1_http.py",
+    "tests/python/test_adapters_stdio_reading.py",
     "tests/python/test_adapters_otel.py",
 ]
 # What the tests and the demo import beyond the SDKs, at the versions .venv has.

@@ -8,7 +8,10 @@ yields the same pair of streams of ``SessionMessage`` as the stock transports. W
   it asks for the next message, instead of a reader task handing each one over through a
   memory stream; a line that is not a valid message (bad JSON or UTF-8, a wrong envelope) is
   logged and handed to the session as a ``ValueError``, as the stock parser does with its
-  pydantic error (the stock transport fails as a whole on invalid UTF-8);
+  pydantic error (the stock transport fails as a whole on invalid UTF-8); a line the decoder
+  reads but has not proven to read as the SDK does (an error response, a surrogate escape,
+  deep nesting: ``_engines.reading``) is read by the SDK's parser, with its model or its
+  error, logged, as stock;
 - each message the session sends is written by the sending task itself (responses natively),
   instead of a writer task: on asyncio the line goes to the pipe at once and a transport task
   only waits out a full pipe, so that ``send`` returns once the line is handed over, as before;
@@ -38,6 +41,7 @@ from anyio.streams.memory import MemoryObjectStreamStatistics
 from mcp.shared.message import SessionMessage
 
 from ... import jsonrpc
+from .reading import LineDecoder, sdk_parse
 from .wire import LineWriter, ReceiveStream, WriteStream, sdk_message
 
 # The stock transports' logger.
@@ -51,11 +55,21 @@ def serves(server: Any) -> bool:
     return utf8 and sys.platform != "win32"
 
 
-def _message(item: jsonrpc.Message) -> SessionMessage | Exception:
+def _message(item: jsonrpc.Message | bytes) -> SessionMessage | Exception:
     """What the session receives for one decoded line: the message, or the parse error as a
-    value for the session to surface (logged, as the stock parser logs it)."""
-    if type(item) is not jsonrpc.Invalid:
-        return SessionMessage(sdk_message(item))
+    value for the session to surface (logged, as the stock parser logs it). A line the decoder
+    has not proven to read as the SDK does (``bytes``) is the SDK parser's, as in stock."""
+    kind = type(item)
+    if kind is bytes:
+        try:
+            # Valid UTF-8 (the decoder has read it); stock's line: up to "\n", a "\r" kept.
+            return SessionMessage(sdk_parse(item.decode()))  # type: ignore[union-attr]
+        except ValueError as exc:  # pydantic's ValidationError, as stock catches it
+            logger.exception("Failed to parse JSONRPC message from server")
+            return exc
+    if kind is not jsonrpc.Invalid:
+        return SessionMessage(sdk_message(item))  # type: ignore[arg-type]
+    assert isinstance(item, jsonrpc.Invalid)
     problem = f"{item.message}: {item.error.get('data')}"
     logger.error("Failed to parse JSONRPC message from server: %s", problem)
     return ValueError(f"invalid JSON-RPC message from the server: {problem}")
@@ -135,8 +149,8 @@ class _ReadStream(ReceiveStream):
     def __init__(self, stdout: anyio.abc.ByteReceiveStream, drain_stdout: Callable[[Any], Awaitable[None]]) -> None:
         self._stdout = stdout
         self._drain_stdout = drain_stdout
-        self._decoder = jsonrpc.Decoder(max_message_bytes=sys.maxsize)  # stock sets no limit either
-        self._pending: deque[jsonrpc.Message] = deque()
+        self._decoder = LineDecoder(max_message_bytes=sys.maxsize)  # stock sets no limit either
+        self._pending: deque[jsonrpc.Message | bytes] = deque()
         self._ended = False  # end of output, a failed read or write: EndOfStream once delivered
         self._closed = False
         self._scope: anyio.CancelScope | None = None  # of a read in progress

@@ -6,7 +6,8 @@ pair of streams of ``SessionMessage`` as the stock transports. What differs:
 - lines are framed and parsed by :class:`mcp_native.jsonrpc.Decoder`: every malformed line (bad
   JSON or UTF-8, a wrong envelope, a batch, a line over the size limit) is answered with its
   JSON-RPC error (``-32700``/``-32600``, with the id when it can be read) instead of being logged
-  and dropped; invalid UTF-8 is a parse error, not U+FFFD; a lone CR does not end a line;
+  and dropped; invalid UTF-8 is a parse error, not U+FFFD; a lone CR does not end a line; what
+  ``_engines.reading`` does not prove is read by the SDK's parser, as stock reads it;
 - responses are written as finished lines by :func:`mcp_native.jsonrpc.encode_response`;
 - on pipes and sockets, reads and writes happen in the event loop (non-blocking writes) instead
   of a worker thread per line; other files (a regular file, a terminal) keep a worker thread;
@@ -45,7 +46,8 @@ import anyio.lowlevel
 from mcp.shared.message import SessionMessage
 
 from ... import jsonrpc
-from .wire import WIRE, LineWriter, ReceiveStream, WriteStream, encode, sdk_message
+from .reading import LineDecoder, delivered
+from .wire import WIRE, LineWriter, ReceiveStream, WriteStream, encode
 
 logger = logging.getLogger("mcp_native.adapters")
 
@@ -317,8 +319,8 @@ class _ReadStream(ReceiveStream):
         self._fd = fd
         self._pollable = pollable
         self._writer = writer
-        self._decoder = jsonrpc.Decoder(protocol_version=_ERROR_ID_RULE)
-        self._pending: deque[jsonrpc.Message] = deque()
+        self._decoder = LineDecoder(protocol_version=_ERROR_ID_RULE)
+        self._pending: deque[jsonrpc.Message | bytes] = deque()
         self._eof = False
         self._ended = False  # EndOfStream delivered (once the answers were waited for)
         self._error: OSError | None = None
@@ -343,9 +345,7 @@ class _ReadStream(ReceiveStream):
                     await self._writer.write(item.response)
                     # As the stock transport does, the session sees the failure too.
                     return ValueError(f"{item.message}: {item.error.get('data')}")
-                message = sdk_message(item)
-                self._writer.unanswered.received(message)
-                return SessionMessage(message)
+                return delivered(item, self._writer.unanswered.received)
             if self._error is not None:
                 error, self._error = self._error, None
                 raise error
@@ -453,7 +453,7 @@ async def serve(
         context_write_stream, write_stream_reader = memory_streams(0)
 
         async def stdin_reader() -> None:
-            decoder = jsonrpc.Decoder(protocol_version=_ERROR_ID_RULE)
+            decoder = LineDecoder(protocol_version=_ERROR_ID_RULE)
             try:
                 async with read_stream_writer:
                     while True:
@@ -464,9 +464,7 @@ async def serve(
                                 # As the stock transport does, the session sees the failure too.
                                 await read_stream_writer.send(ValueError(f"{item.message}: {item.error.get('data')}"))
                             else:
-                                message = sdk_message(item)
-                                unanswered.received(message)
-                                await read_stream_writer.send(SessionMessage(message))
+                                await read_stream_writer.send(delivered(item, unanswered.received))
                         if not chunk:
                             # The session ends when this stream does: first the answers.
                             while True:

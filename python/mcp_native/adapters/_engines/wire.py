@@ -72,6 +72,12 @@ class Wire:
         assert type(item) is jsonrpc.ErrorResponse
         return self._wrap(t.JSONRPCError(jsonrpc="2.0", id=item.id, error=t.ErrorData.model_validate(item.error)))
 
+    def parse(self, line: str) -> Any:
+        """The SDK's own parser: the model of one message's JSON text, or its pydantic error."""
+        if self._root is None:
+            return self.types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        return self._root.model_validate_json(line)
+
     def connection_closed(self, request_id: Any) -> Any:
         """The SDK's error for a request cut off by the end of the connection."""
         t = self.types

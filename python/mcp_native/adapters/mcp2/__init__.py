@@ -35,6 +35,8 @@ GROUPS: tuple[GroupSpec, ...] = (
             # How the SDK correlates ids, and its code for a request cut off by the end of input.
             "mcp.shared.dispatcher:coerce_request_id",
             "mcp_types.jsonrpc:CONNECTION_CLOSED",
+            # The parser of the lines the decoder has not proven (_engines.reading).
+            "mcp_types.jsonrpc:jsonrpc_message_adapter",
             *_WIRE,
         ),
     ),
@@ -70,7 +72,8 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp.client.stdio:_stop_server_process",
             "mcp.client.stdio:_WRITER_FLUSH_TIMEOUT",
         ),
-        _WIRE,
+        # The parser of the lines the decoder has not proven (_engines.reading), as stock's reader.
+        ("mcp.client.stdio:_parse_line", "mcp_types.jsonrpc:jsonrpc_message_adapter", *_WIRE),
     ),
     GroupSpec(
         "http-client",
