@@ -109,10 +109,6 @@ _SKIPPED = (
 _proven: tuple[Any, ...] = ()
 # What a POST may hold besides a request: answered 202 by the transport, then dispatched.
 _ACCEPTED = (JSONRPCNotification, JSONRPCResponse, JSONRPCError)
-# Proven on mcp 2.3.0 only: on 2.0.1-2.2.0 the SDK's stateless suite lost its connection in 25
-# tests after others in the same module with notifications on this path (not yet understood),
-# so there they keep the stock path.
-_NOTIFICATIONS = tuple(int(part) for part in importlib.metadata.version("mcp").split(".")[:2]) >= (2, 3)
 
 
 def _held(holder: Any, name: str) -> Any:
@@ -165,12 +161,13 @@ class _Tasks:
     def __init__(self) -> None:
         self.running: list[tuple[anyio.CancelScope, asyncio.Task[None]]] = []
 
-    def start_soon(self, fn: Callable[[], Any]) -> None:
+    def start_soon(self, fn: Callable[..., Any], *args: Any) -> None:
+        # As anyio's: mcp 2.0.1-2.2.0's _spawn passes the handler's arguments, 2.3.0's a closure.
         scope = anyio.CancelScope()
 
         async def run() -> None:
             with scope:
-                await fn()
+                await fn(*args)
 
         self.running.append((scope, asyncio.get_running_loop().create_task(run())))
 
@@ -248,7 +245,7 @@ async def handle_stateless_request(
         message = jsonrpc_message_adapter.validate_python(pydantic_core.from_json(body), by_name=False)
     except (ValueError, ValidationError):
         message = None
-    if message is None or not ((type(message) in _ACCEPTED and _NOTIFICATIONS) or type(message) is JSONRPCRequest):
+    if message is None or not (type(message) in _ACCEPTED or type(message) is JSONRPCRequest):
         await stock_handle_stateless_request(self, protocol_version_hint, scope, _replayed(body, receive), send)
         return
     connection = Connection.from_envelope(
