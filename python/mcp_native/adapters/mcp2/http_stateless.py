@@ -107,8 +107,6 @@ _SKIPPED = (
     (_runner, "serve_connection", _runner.__name__, "serve_connection"),
 )
 _proven: tuple[Any, ...] = ()
-# What a POST may hold besides a request: answered 202 by the transport, then dispatched.
-_ACCEPTED = (JSONRPCNotification, JSONRPCResponse, JSONRPCError)
 
 
 def _held(holder: Any, name: str) -> Any:
@@ -245,7 +243,7 @@ async def handle_stateless_request(
         message = jsonrpc_message_adapter.validate_python(pydantic_core.from_json(body), by_name=False)
     except (ValueError, ValidationError):
         message = None
-    if message is None or not (type(message) in _ACCEPTED or type(message) is JSONRPCRequest):
+    if message is None:  # a batch, or a body the SDK's parser or envelope refuses
         await stock_handle_stateless_request(self, protocol_version_hint, scope, _replayed(body, receive), send)
         return
     connection = Connection.from_envelope(
