@@ -2,7 +2,7 @@
 and ``tests/python/test_http_reliability.py``: an ASGI app for uvicorn, gunicorn, granian or
 hypercorn, chosen by the environment.
 
-    HTTP_APP=mcpserver|fastmcp|fastmcp1|minimcp HTTP_RESPONSE=json|sse \\
+    HTTP_APP=mcpserver|lowlevel|fastmcp|fastmcp1|minimcp HTTP_RESPONSE=json|sse \\
         HTTP_STATE=stateful|stateless|stateless-2025|flow uvicorn --app-dir benchmarks http_app:app [--workers N]
 
 Stock as written; adapted with ``MCP_NATIVE_ADAPTERS=1`` in the environment (every worker). The
@@ -76,6 +76,21 @@ elif FRAMEWORK == "mcpserver":
     mcpserver.tool(name="ticking")(ticking_mcp)
     mcpserver.custom_route("/stats", methods=["GET"])(stats)
     app = mcpserver.streamable_http_app(json_response=JSON_RESPONSE, stateless_http=STATELESS)
+elif FRAMEWORK == "lowlevel":
+    from lowlevel_app import TOOLS as lowlevel_tools
+    from lowlevel_app import server as lowlevel
+    from starlette.routing import Route
+
+    # The SDK's low-level Server with the tools declared by hand (examples/lowlevel_app.py): no
+    # get_tool_input_schema, as a server built on it has unless its author passes one, so a
+    # 2026-07-28 tools/call with arguments runs its tools/list handler first to check the
+    # Mcp-Param-* headers; LOWLEVEL_INPUT_SCHEMA=1 passes one (what doctor points to).
+    if os.environ.get("LOWLEVEL_INPUT_SCHEMA"):
+        schemas = {tool.name: tool.input_schema for tool in lowlevel_tools}
+        lowlevel.get_tool_input_schema = schemas.get
+    app = lowlevel.streamable_http_app(
+        json_response=JSON_RESPONSE, stateless_http=STATELESS, custom_starlette_routes=[Route("/stats", stats)]
+    )
 elif FRAMEWORK == "fastmcp1":
     from mcp.server.fastmcp import Context as Context1  # type: ignore[attr-defined,unused-ignore]
     from mcp.server.fastmcp import FastMCP as FastMCP1  # type: ignore[attr-defined,unused-ignore]
@@ -111,4 +126,4 @@ elif FRAMEWORK == "minimcp":
     app = HTTPTransport(mini).as_starlette("/mcp")
     app.router.routes.append(Route("/stats", stats, methods=["GET"]))
 else:
-    raise SystemExit(f"HTTP_APP must be mcpserver, fastmcp, fastmcp1 or minimcp, not {FRAMEWORK!r}")
+    raise SystemExit(f"HTTP_APP must be mcpserver, lowlevel, fastmcp, fastmcp1 or minimcp, not {FRAMEWORK!r}")
