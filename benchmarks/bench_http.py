@@ -40,7 +40,10 @@ a stateless server has no session to end); one flow by hand on each server first
 counts when all four answers were right; reported: flows per second, server CPU per flow, and the
 p50 and p99 of the requests (wrk times requests, not flows). The weather payload, wrk's load
 only; in the full run, not in ``--quick`` (``--state flow`` asks for it: ``--quick --state flow``
-takes 15 seconds).
+takes 15 seconds). State ``flow-sessions`` runs the same flow against a server with sessions
+(JSON responses): initialize opens a session, the three other requests carry its
+``Mcp-Session-Id``, DELETE ends it (200): what a session-per-call client costs a server that keeps
+sessions, beside what it costs a stateless one.
 
 The ASGI server (``--asgi``): uvicorn-h11 unless asked (``--http h11``, and uvloop, as the
 benchmark ran before the choice was explicit: uvicorn's auto, httptools not being installed);
@@ -120,6 +123,7 @@ if importlib.util.find_spec("minimcp"):
 # (``examples/lowlevel_app.py``: no ticking tool, so not in the reliability run).
 APPS = {**FRAMEWORKS, **({"low-level Server": "lowlevel"} if MCP_LINE >= 2 else {})}
 CALLS = {"weather": "get_weather", "200 records": "list_records"}
+FLOWS = ("flow", "flow-sessions")  # the states whose load is a session per call
 MODES = ("stock", "adapted")
 HANDSHAKE_VERSION = "2025-11-25"
 MODERN_VERSION = "2026-07-28"
@@ -179,12 +183,13 @@ class Config:
     response: str  # json | sse
     # stateful | stateless (2026-07-28 requests on mcp 2.x) | stateless-2025 (2025-era requests) |
     # flow (a stateless server; each call a whole session: initialize, initialized, the call, DELETE)
+    # | flow-sessions (the same flow against a server with sessions)
     state: str
     workers: int
     asgi: str = DEFAULT_ASGI
 
     def label(self) -> str:
-        state = "session per call" if self.state == "flow" else self.state
+        state = {"flow": "session per call", "flow-sessions": "session per call, with sessions"}.get(self.state, self.state)
         server = "" if self.asgi == DEFAULT_ASGI else f", {self.asgi}"
         return f"{self.framework}, {self.response.upper()}, {state}, {self.workers} worker{'s' * (self.workers > 1)}{server}"
 
@@ -214,6 +219,7 @@ def configs(
         *([("sse", "stateless-2025", 1)] if MCP_LINE >= 2 else []),
         ("sse", "stateful", 1),
         ("json", "flow", 1),
+        ("json", "flow-sessions", 1),
     ]
     if states:
         shapes = [s for s in shapes if s[1] in states and (not quick or s[::2] == ("json", 1))]
@@ -610,7 +616,7 @@ def run_wrk_flow(server: Server, seconds: float) -> dict[str, Any]:
 
 
 def run_wrk(server: Server, tool: str, seconds: float) -> dict[str, Any]:
-    if server.config.state == "flow":
+    if server.config.state in FLOWS:
         return run_wrk_flow(server, seconds)
     h = headers(server.config.state, open_session(server.url) if server.config.state == "stateful" else None)
     args = [f"{k}:{v}" for k, v in h.items() if k in ("Mcp-Protocol-Version", "Mcp-Session-Id")]
@@ -1130,8 +1136,8 @@ def measure(
     for config in configs(quick, frameworks, states, asgi):
         # The SDK client load is mcp 2.x's Client: on mcp 1.x, wrk's alone; the flow is wrk's
         # (http_flow.lua), with the weather call (checked by the city it names back).
-        config_loads = {k: v for k, v in LOADS.items() if k == "wrk" or (MCP_LINE >= 2 and config.state != "flow")}
-        config_calls = {k: v for k, v in CALLS.items() if k == "weather" or config.state != "flow"}
+        config_loads = {k: v for k, v in LOADS.items() if k == "wrk" or (MCP_LINE >= 2 and config.state not in FLOWS)}
+        config_calls = {k: v for k, v in CALLS.items() if k == "weather" or config.state not in FLOWS}
         config_loads = {k: v for k, v in config_loads.items() if not loads or k in loads}
         config_calls = {k: v for k, v in config_calls.items() if not payloads or k in payloads}
         if not config_loads or not config_calls:
@@ -1140,7 +1146,7 @@ def measure(
         servers = {mode: Server(config, mode, log) for mode in MODES}
         try:
             flow_check: dict[str, Any] = {}
-            if config.state == "flow":
+            if config.state in FLOWS:
                 # What wrk checks is what stock answers; adapted must answer one flow the same way.
                 answers = {mode: flow_answers(servers[mode].url) for mode in MODES}
                 expect = flow_expectations(answers["stock"])
@@ -1196,7 +1202,7 @@ def summarize(config: Config, payload: str, load: str, runs: dict[str, list[dict
             "checks": [r["check"] for r in rs],
             "ok": all(r["ok"] for r in rs),
         }
-        if config.state == "flow":
+        if config.state in FLOWS:
             row[mode]["requests"] = sum(r["requests"] for r in rs)
     row["faster"] = row["adapted"]["calls_per_s"] / row["stock"]["calls_per_s"]
     row["cpu_faster"] = row["stock"]["cpu_ms_per_call"] / row["adapted"]["cpu_ms_per_call"]
@@ -1221,7 +1227,7 @@ FLOW_TABLE_HEAD = (
 def row_markdown(r: dict[str, Any]) -> str:
     s, a = r["stock"], r["adapted"]
     conf = Config(r["framework"], r["response"], r["state"], r["workers"], r.get("asgi", DEFAULT_ASGI)).label()
-    if r["state"] == "flow":
+    if r["state"] in FLOWS:
         n = s["calls"] + a["calls"]
         checked = f"{n:,} flows ({4 * n:,} requests), all right" if s["ok"] and a["ok"] else "**FAILED**"
         load = f"{r['load']} ({WRK_CONNECTIONS} connections, a thread each)"
@@ -1240,9 +1246,9 @@ def print_row(r: dict[str, Any]) -> None:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    """The calls' table, then the flows' (state "flow") if any were measured."""
-    calls = [r for r in rows if r["state"] != "flow"]
-    flows = [r for r in rows if r["state"] == "flow"]
+    """The calls' table, then the flows' (states "flow" and "flow-sessions") if any were measured."""
+    calls = [r for r in rows if r["state"] not in FLOWS]
+    flows = [r for r in rows if r["state"] in FLOWS]
     parts = ["\n".join([TABLE_HEAD, *map(row_markdown, calls)])] if calls or not flows else []
     if flows:
         parts.append("\n".join([FLOW_TABLE_HEAD, *map(row_markdown, flows)]))
@@ -1253,9 +1259,9 @@ def chart(res: dict[str, Any], path: Path) -> bool:
     """Calls per second of server CPU (what a worker with a core to itself can serve), stock and
     adapted, per configuration (wrk's load), a panel per payload, with adapted/stock over each
     pair. On a shared machine this is steadier than the calls per second measured, which depend
-    on how much of a core the server got. The flows (state "flow") are the table's alone. Whether
+    on how much of a core the server got. The flows (states "flow", "flow-sessions") are the table's alone. Whether
     there was anything to draw."""
-    rows = [r for r in res["rows"] if r["load"] == "wrk" and r["state"] != "flow"]
+    rows = [r for r in res["rows"] if r["load"] == "wrk" and r["state"] not in FLOWS]
     if not rows:
         return False
     import matplotlib
@@ -1327,14 +1333,14 @@ def main(
     t = time.monotonic()
     with open(log_path, "w") as log:
         print(f"bench_http: servers' logs in {log_path}; ASGI server: {ASGI_SERVERS[asgi]}", flush=True)
-        print(FLOW_TABLE_HEAD if states == ["flow"] else TABLE_HEAD, flush=True)
+        print(FLOW_TABLE_HEAD if states and set(states) <= set(FLOWS) else TABLE_HEAD, flush=True)
         rows = measure(quick, log, frameworks, reps, seconds, states, asgi, payloads, loads)
     res = {
         **report.result("bench_http", "MCP over Streamable HTTP", [], quick, list(dict.fromkeys(dists)), ["wrk"]),
         "log_level": LOG_LEVEL or "the SDK's default",
         "asgi": {"server": asgi, "command": ASGI_SERVERS[asgi], "log": "WARNING, no access log"},
         "load": {
-            "wrk": f"-t1 -c{WRK_CONNECTIONS}; state flow: -t{WRK_CONNECTIONS} -c{WRK_CONNECTIONS}",
+            "wrk": f"-t1 -c{WRK_CONNECTIONS}; states flow, flow-sessions: -t{WRK_CONNECTIONS} -c{WRK_CONNECTIONS}",
             "SDK clients": f"{CLIENT_PROCESSES} processes x {CLIENTS_PER_PROCESS}",
         },
         "rows": rows,
@@ -1365,8 +1371,8 @@ if __name__ == "__main__":
     ap.add_argument(
         "--state",
         action="append",
-        choices=["stateful", "stateless", "stateless-2025", "flow"],
-        help="only this state (repeatable); flow: each call a whole session, wrk only (not in --quick unless asked)",
+        choices=["stateful", "stateless", "stateless-2025", *FLOWS],
+        help="only this state (repeatable); flow, flow-sessions: each call a whole session (against a stateless server, or one with sessions), wrk only (not in --quick unless asked)",
     )
     ap.add_argument(
         "--asgi", default=DEFAULT_ASGI, choices=list(ASGI_SERVERS), help="the ASGI server (default uvicorn-h11)"

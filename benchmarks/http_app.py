@@ -3,7 +3,7 @@ and ``tests/python/test_http_reliability.py``: an ASGI app for uvicorn, gunicorn
 hypercorn, chosen by the environment.
 
     HTTP_APP=mcpserver|lowlevel|fastmcp|fastmcp1|minimcp HTTP_RESPONSE=json|sse \\
-        HTTP_STATE=stateful|stateless|stateless-2025|flow uvicorn --app-dir benchmarks http_app:app [--workers N]
+        HTTP_STATE=stateful|stateless|stateless-2025|flow|flow-sessions uvicorn --app-dir benchmarks http_app:app [--workers N]
 
 Stock as written; adapted with ``MCP_NATIVE_ADAPTERS=1`` in the environment (every worker). The
 MCP endpoint is ``/mcp``. ``fastmcp1`` is mcp 1.x's FastMCP (``mcp.server.fastmcp``). Beside the example tools, ``ticking(steps)`` reports progress every
@@ -28,7 +28,7 @@ from starlette.responses import JSONResponse
 FRAMEWORK = os.environ.get("HTTP_APP", "mcpserver")
 JSON_RESPONSE = os.environ.get("HTTP_RESPONSE", "json") == "json"
 # "flow" (bench_http's session per call) is a stateless server too: each call's client does the
-# whole handshake first and DELETEs after.
+# whole handshake first and DELETEs after; "flow-sessions" is that flow against sessions.
 STATELESS = os.environ.get("HTTP_STATE", "stateless") in ("stateless", "stateless-2025", "flow")
 
 

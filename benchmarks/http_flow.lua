@@ -1,10 +1,11 @@
 -- wrk script for bench_http.py's state "flow": each tools/call is a whole session, as a client
 -- that connects for one call does it: POST initialize, POST notifications/initialized, POST
--- tools/call, DELETE /mcp, against a stateless server that answers in JSON. Every answer is
+-- tools/call, DELETE /mcp, against a server that answers in JSON (stateless, or with sessions:
+-- then the session initialize opens is named in the three requests after it). Every answer is
 -- checked: initialize's id is the one sent and its result names the protocol version expected;
 -- the notification gets the status expected (202); the call's id is the one sent, with no error,
 -- and the weather tool, asked for a city named after the call, names it back; DELETE gets the
--- status expected (what stock answers: 405 on a stateless server of mcp 2.x).
+-- status expected (what stock answers: 405 on a stateless server of mcp 2.x, 200 with sessions).
 --   wrk -tN -cN -d5s -s benchmarks/http_flow.lua URL -- VERSION INITIALIZED_STATUS DELETE_STATUS
 -- One connection per thread (-t equal to -c): each thread has a Lua state of its own, so the step
 -- of the flow and the id in flight are that connection's own. A step whose request failed on the
