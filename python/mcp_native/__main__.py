@@ -4,7 +4,7 @@
 server or client program with :func:`mcp_native.adapters.install` done first: everything after
 the script path or ``-m MODULE`` is the program's own. ``python -m mcp_native doctor`` says,
 per patch group, what the installed SDKs would get, and the per-request costs of this
-environment that a setting removes; ``python -m mcp_native --version`` prints the version and
+environment that a setting removes (``doctor APP`` also those of the app a server serves); ``python -m mcp_native --version`` prints the version and
 what this build was made with.
 """
 
@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import importlib.metadata
 import os
 import runpy
 import sys
 import warnings
-from collections.abc import Callable
 
 from . import build_info
 
@@ -59,7 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     run.add_argument("--report", action="store_true", help="print what was patched, group by group, at exit")
     run.add_argument("--quiet", action="store_true", help="no line on stderr saying what is patched")
-    commands.add_parser("doctor", help="what the installed SDKs get, group by group; exit 1 if nothing")
+    doctor = commands.add_parser(
+        "doctor", help="what the installed SDKs get, group by group, and the per-request costs; exit 1 if nothing"
+    )
+    doctor.add_argument(
+        "app", nargs="?", help="the app your server serves (module:attribute or path/to/server.py): its costs too"
+    )
     argv = sys.argv[1:] if argv is None else argv
     program: list[str] = []
     if argv[:1] == ["run"]:
@@ -74,7 +77,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{key}: {value}")
         return 0
     if args.command == "doctor":
-        return _doctor()
+        from ._doctor import doctor as run_doctor
+
+        return run_doctor(args.app)
     if args.command != "run":
         parser.print_help()
         return 0
@@ -102,72 +107,6 @@ def main(argv: list[str] | None = None) -> int:
         # As `python script.py` does: the script's directory first on the path, for its siblings.
         sys.path[0] = os.path.dirname(os.path.abspath(program[0]))
         runpy.run_path(program[0], run_name="__main__")
-    return 0
-
-
-def _installed(dist: str) -> str | None:
-    """The installed version of ``dist``, or None (read from its metadata: nothing is imported)."""
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
-def per_request_costs(installed: Callable[[str], str | None] = _installed) -> list[str]:
-    """What this environment spends on every request that a setting removes, as far as the
-    installed distributions tell (the program itself is not run): each with the cost measured,
-    where it was measured, and the setting."""
-    found: list[str] = []
-    mcp, rich = installed("mcp"), installed("rich")
-    to = "through rich" if rich else "to stderr"
-    if mcp is not None and mcp.startswith("1."):
-        # Its constructor passes log_level="INFO" to its settings, over FASTMCP_LOG_LEVEL.
-        found.append(
-            f'FastMCP (mcp {mcp}) logs each request at INFO {to} ("Processing request of type ...", '
-            '"Terminating session: None" when stateless): server CPU per weather call 1.69 ms at INFO, '
-            "0.62 ms at WARNING adapted, 3.19 and 2.02 ms stock (mcp 1.30.0, stateless JSON, uvicorn, "
-            'scripts/bench-http); set FastMCP(..., log_level="WARNING") (FASTMCP_LOG_LEVEL does not reach it)'
-        )
-    elif mcp is not None:
-        found.append(
-            f'MCPServer (mcp {mcp}) logs at INFO {to} by default ("Terminating session" for each session '
-            "and each 2025-era stateless request): server CPU per weather call 1.00 ms at INFO, 0.45 ms at "
-            "WARNING adapted, 1.41 and 0.89 ms stock (mcp 2.3.0, 2025-era stateless JSON, uvicorn, "
-            'scripts/bench-http); set MCPServer(..., log_level="WARNING") (FASTMCP_LOG_LEVEL does not reach it)'
-        )
-    uvicorn = installed("uvicorn")
-    if uvicorn is not None:
-        missing = [d for d in ("httptools", "uvloop") if installed(d) is None]
-        if missing:
-            found.append(
-                f"uvicorn {uvicorn} without {' and '.join(missing)}: a stock MCPServer weather call "
-                "took 911 µs with h11 and asyncio, 719 µs with both (mcp 2.3.0, 2025 era, "
-                "docs/deploying-over-http.md); install uvicorn[standard] (or httptools uvloop)"
-            )
-    if installed("httpcore") is not None and installed("sniffio") is None:
-        found.append(
-            "httpcore without sniffio: httpcore tries to import sniffio on each request it sends, "
-            "5.5% of an HTTP server's CPU in a profile (issue 35); install sniffio"
-        )
-    return found
-
-
-def _doctor() -> int:
-    from . import adapters
-
-    report = adapters.check()
-    print(report.describe())
-    costs = per_request_costs()
-    if costs:
-        print("per-request costs a setting removes:")
-        print("\n".join(f"  - {line}" for line in costs))
-    if not report.versions:
-        print("no MCP SDK installed (mcp, fastmcp): nothing to patch")
-        return 1
-    if not [g for g in report.groups if g.state == "waiting"]:
-        print("nothing can be patched: every group stays stock")
-        return 1
-    print(report.summary())
     return 0
 
 

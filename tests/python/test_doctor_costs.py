@@ -3,13 +3,20 @@ environment tell, each with its measured cost and the setting that removes it.""
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
 
-from mcp_native.__main__ import per_request_costs
+import pytest
+
+from mcp_native._doctor import per_request_costs
 
 ROOT = Path(__file__).resolve().parents[2]
+MCP_LINE = int(importlib.metadata.version("mcp").split(".")[0])
+FASTMCP = importlib.util.find_spec("fastmcp") is not None
 
 
 def costs(versions: dict[str, str]) -> list[str]:
@@ -18,8 +25,9 @@ def costs(versions: dict[str, str]) -> list[str]:
 
 def test_each_cost_is_named_with_its_setting() -> None:
     found = costs({"mcp": "1.30.0", "rich": "15.0.0", "uvicorn": "0.54.0", "httpcore": "1.0.9"})
-    assert len(found) == 3
-    logging, server, client = found
+    assert len(found) == 4
+    logging, server, access_log, client = found
+    assert access_log.startswith("uvicorn 0.54.0 writes an access-log line")
     assert logging.startswith("FastMCP (mcp 1.30.0) logs each request at INFO through rich")
     assert "1.69 ms at INFO" in logging and 'log_level="WARNING"' in logging
     assert server.startswith("uvicorn 0.54.0 without httptools and uvloop:")
@@ -35,11 +43,14 @@ def test_what_is_in_place_is_not_named() -> None:
         "httpcore": "1.0.9",
         "sniffio": "1.3.1",
     }
-    assert costs(everything) == []  # no SDK, uvicorn complete, httpcore with sniffio
-    (logging,) = costs({"mcp": "1.26.0", **everything})  # (no rich: logging's own handler)
+    # No SDK, uvicorn complete (its access log is the command line's), httpcore with sniffio.
+    (access_log,) = costs(everything)
+    assert access_log.startswith("uvicorn 0.54.0 writes an access-log line")
+    logging, _ = costs({"mcp": "1.26.0", **everything})  # (no rich: logging's own handler)
     assert logging.startswith("FastMCP (mcp 1.26.0) logs each request at INFO to stderr")
-    (only,) = costs({"uvicorn": "0.54.0", "uvloop": "0.22.1"})
+    only, _ = costs({"uvicorn": "0.54.0", "uvloop": "0.22.1"})
     assert only.startswith("uvicorn 0.54.0 without httptools:")
+    assert costs({"httpcore": "1.0.9", "sniffio": "1.3.1"}) == []
 
 
 def test_mcpserver_points_to_its_log_level() -> None:
@@ -59,3 +70,104 @@ def test_doctor_prints_them_before_its_summary() -> None:
         assert out[-1].startswith("mcp-native adapters: ")
     else:
         assert "per-request costs a setting removes:" not in out
+
+
+def test_the_access_log_and_the_listing_before_each_call_are_named() -> None:
+    (log,) = costs({"uvicorn": "0.54.0", "httptools": "0.7.1", "uvloop": "0.22.1"})
+    assert log.startswith("uvicorn 0.54.0 writes an access-log line for each request")
+    assert "--no-access-log" in log and "30 µs" in log
+    listing = [line for line in costs({"mcp": "2.2.0"}) if "tools/list" in line]
+    assert len(listing) == 1 and "upgrade to mcp 2.3.0" in listing[0] and "0.37 ms" in listing[0]
+    assert not [line for line in costs({"mcp": "2.3.0"}) if "tools/list" in line]
+    assert not [line for line in costs({"mcp": "1.30.0"}) if "tools/list" in line]
+
+
+APPS = """
+import sys
+from mcp.server import Server
+from mcp.server.mcpserver import MCPServer
+from fastmcp import FastMCP
+
+streamed = MCPServer("streamed", log_level="WARNING")  # SSE and sessions: the SDK's defaults
+streamed_app = streamed.streamable_http_app()
+lean = MCPServer("lean", log_level="WARNING")
+lean_app = lean.streamable_http_app(json_response=True, stateless_http=True)
+
+async def list_tools(ctx, params):
+    raise AssertionError("doctor serves nothing")
+
+listing = Server("listing", on_list_tools=list_tools)
+listing_app = listing.streamable_http_app(json_response=True, stateless_http=True)
+looked_up = Server("looked-up", on_list_tools=list_tools, get_tool_input_schema=lambda name: None)
+looked_up_app = looked_up.streamable_http_app(json_response=True, stateless_http=True)
+fast = FastMCP("fast")
+app = fast.http_app(json_response=False, stateless_http=True)
+
+if __name__ == "__main__":
+    sys.exit("the main block ran")
+"""
+
+
+def doctor(tmp_path: Path, target: str) -> subprocess.CompletedProcess[str]:
+    """``python -m mcp_native doctor TARGET`` in ``tmp_path``, as a user runs it beside the app."""
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_native", "doctor", target],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+
+
+@pytest.mark.skipif(MCP_LINE < 2 or not FASTMCP, reason="the apps are mcp 2.x's and fastmcp's")
+def test_doctor_names_what_an_app_it_imports_costs(tmp_path: Path) -> None:
+    (tmp_path / "served.py").write_text(APPS)
+    for target in ("served:app", "served.py:app", str(tmp_path / "served.py")):
+        run = doctor(tmp_path, target)
+        assert run.returncode == 0, run.stderr
+        lines = [line[4:] for line in run.stdout.splitlines() if line.startswith("  - ")]
+        mine = [line for line in lines if line.startswith(target)]
+        by_server: dict[str, list[str]] = {}
+        for line in mine:
+            server = line[len(target) :].split(")", 1)[0].removeprefix(" (")
+            by_server.setdefault(server, []).append(line)
+        # Each app's own costs, nothing for the lean ones, nothing served, no main block run.
+        assert sorted(by_server) == ["fast", "listing", "streamed"], mine
+        assert [line.split(") ", 1)[1][:40] for line in by_server["streamed"]] == [
+            "answers each POST as an SSE stream (json",
+            "keeps a session for each client (statele",
+        ]
+        assert "pass json_response=True" in by_server["streamed"][0]
+        assert "pass stateless_http=True" in by_server["streamed"][1]
+        (listing,) = by_server["listing"]
+        assert "low-level Server without get_tool_input_schema" in listing and "0.26" in listing
+        (fast,) = by_server["fast"]  # fastmcp builds its manager at start: read from the app
+        assert "SSE stream" in fast
+        assert not [line for line in lines if "logs at INFO" in line]  # every server at WARNING
+        assert "the main block ran" not in run.stderr
+
+
+@pytest.mark.skipif(MCP_LINE < 2, reason="MCPServer is mcp 2.x's")
+def test_doctor_names_the_sdk_log_level_only_where_it_is_info(tmp_path: Path) -> None:
+    (tmp_path / "chatty.py").write_text(
+        "from mcp.server.mcpserver import MCPServer\n"
+        "app = MCPServer('chatty').streamable_http_app(json_response=True, stateless_http=True)\n"
+    )
+    run = doctor(tmp_path, "chatty:app")
+    (line,) = [line for line in run.stdout.splitlines() if "chatty" in line]
+    assert "the SDK logs at INFO" in line and 'log_level="WARNING"' in line
+
+
+def test_doctor_says_what_it_cannot_import_or_find(tmp_path: Path) -> None:
+    (tmp_path / "plain.py").write_text("x = 1\n")
+    (tmp_path / "broken.py").write_text("raise RuntimeError('no database here')\n")
+    missing = doctor(tmp_path, "plain:app")
+    assert missing.returncode == 1 and missing.stderr.strip() == "doctor: 'plain' has no attribute 'app'"
+    broken = doctor(tmp_path, "broken:app")
+    assert broken.stderr.strip() == "doctor: importing 'broken' failed: RuntimeError: no database here"
+    absent = doctor(tmp_path, "nowhere.py")
+    assert absent.stderr.strip() == "doctor: no file 'nowhere.py'"
+    nothing = doctor(tmp_path, "plain.py")
+    (line,) = [line for line in nothing.stdout.splitlines() if line.startswith("  - plain.py")]
+    assert "builds no Streamable HTTP app when imported" in line
