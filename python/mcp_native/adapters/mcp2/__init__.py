@@ -189,6 +189,40 @@ GROUPS: tuple[GroupSpec, ...] = (
         ),
     ),
     GroupSpec(
+        "http-sse",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP (2025 era): an SSE response answered within 20 ms written at once, without its task group",
+        (
+            Target(
+                _HTTP,
+                "EventSourceResponse",
+                f"{__name__}.http_sse",
+                "event_source_response",
+                "stock_event_source_response",
+                holds="sse_starlette:EventSourceResponse",
+            ),
+        ),
+        (
+            # The POST that builds the response, the writer it replaces for a quick answer, and
+            # what reaches the request's stream: the router (in connect), close_sse_stream, the
+            # cleanups.
+            f"{_HTTP}:StreamableHTTPServerTransport.__init__",
+            f"{_HTTP}:StreamableHTTPServerTransport._handle_post_request",
+            f"{_HTTP}:StreamableHTTPServerTransport._mint_priming_event",
+            f"{_HTTP}:StreamableHTTPServerTransport._run_sse_writer",
+            f"{_HTTP}:StreamableHTTPServerTransport._create_event_data",
+            f"{_HTTP}:StreamableHTTPServerTransport._clean_up_memory_streams",
+            f"{_HTTP}:StreamableHTTPServerTransport.close_sse_stream",
+            f"{_HTTP}:StreamableHTTPServerTransport.connect",
+            f"{_HTTP}:StreamableHTTPServerTransport.terminate",
+            f"{_HTTP}:EventMessage",
+            "mcp_types.jsonrpc:JSONRPCResponse",
+            "mcp_types.jsonrpc:JSONRPCError",
+        ),
+    ),
+    GroupSpec(
         "http-errors",
         "mcp",
         "HTTP",

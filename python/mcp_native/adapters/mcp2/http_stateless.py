@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import importlib.metadata
 import logging
 from collections.abc import Callable
 from functools import partial
@@ -75,23 +74,16 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
-from sse_starlette.event import ensure_bytes
 from starlette.requests import Request
 
 from .._patching.patch import is_sdk_function
+from .http_sse import PROMPT, SSE_LINE, SSE_LOG, write_at_once
 
 stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
 
 _Transport = _transport.StreamableHTTPServerTransport
 _Dispatcher = _dispatcher_module.JSONRPCDispatcher
 _SSE = _transport.CONTENT_TYPE_SSE
-# How long an SSE request's handler may take to be answered at once (see _stream).
-_PROMPT = 0.02
-# sse-starlette's logger: with DEBUG on, its response writes a line per chunk.
-_SSE_LOG = logging.getLogger("sse_starlette.sse")
-# The writing at once follows sse-starlette 3.x's EventSourceResponse (tested: 3.7.0, what every
-# mcp 2.x release resolves to): its headers, separator, ensure_bytes and body messages.
-_SSE_LINE = importlib.metadata.version("sse-starlette").split(".")[0] == "3"
 
 # The loggers of the stock path: with DEBUG on any of them, stock writes lines this one skips.
 _LOGGERS = tuple(logging.getLogger(m.__name__) for m in (_manager, _transport, _dispatcher_module, _runner))
@@ -345,7 +337,7 @@ async def _stream(
     ``EventSourceResponse`` and ``_run_sse_writer``), each written to the request's stream by the
     handler as it comes rather than through the transport's streams and router; once the
     response ends (answered, or the client gone) a handler still running is cancelled, as stock's
-    teardown cancels it. A handler answered within ``_PROMPT`` has its response written at once:
+    teardown cancels it. A handler answered within ``PROMPT`` has its response written at once:
     the same headers and events, each in a body message of its own as ``EventSourceResponse``
     sends them, without its task group (sse-starlette's tasks per response cost a weather call
     more than the rest of the one pass); its headers go out when it is answered rather than when
@@ -357,12 +349,14 @@ async def _stream(
     handler_scope = anyio.CancelScope()
     handler = _start(message, transport, request, runner, router, handler_scope)
     try:
-        done, _ = await asyncio.wait((handler,), timeout=_PROMPT)
-        if done and router.answered and _SSE_LINE and not _SSE_LOG.isEnabledFor(logging.DEBUG):
+        done, _ = await asyncio.wait((handler,), timeout=PROMPT)
+        if done and router.answered and SSE_LINE and not SSE_LOG.isEnabledFor(logging.DEBUG):
             try:
-                await _write_at_once(transport, request_id, send)
+                await write_at_once(transport, _sse_response(content=()), streams[request_id][1], send)
             except Exception:  # as stock's transport logs a failed SSE response
                 _transport.logger.exception("SSE response error")
+            finally:
+                await transport._clean_up_memory_streams(request_id)
         else:
             await _stream_as_stock(transport, request_id, scope, receive, send)
     finally:
@@ -375,24 +369,6 @@ def _sse_response(**kwargs: Any) -> Any:
     # No session header: a stateless transport has none.
     headers = {"Cache-Control": "no-cache, no-transform", "Connection": "keep-alive", "Content-Type": _SSE}
     return EventSourceResponse(headers=headers, **kwargs)
-
-
-async def _write_at_once(transport: Any, request_id: str, send: Any) -> None:
-    """The answered request's stream written as ``EventSourceResponse`` writes it: the start, each
-    event (up to the answer) as a body message, the end; then what ``_run_sse_writer`` cleans."""
-    response = _sse_response(content=())
-    reader = transport._request_streams[request_id][1]
-    try:
-        await send({"type": "http.response.start", "status": response.status_code, "headers": response.raw_headers})
-        while True:
-            event = reader.receive_nowait()
-            chunk = ensure_bytes(transport._create_event_data(event), response.sep)
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-            if isinstance(event.message, JSONRPCResponse | JSONRPCError):
-                break
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
-    finally:
-        await transport._clean_up_memory_streams(request_id)
 
 
 async def _stream_as_stock(transport: Any, request_id: str, scope: Any, receive: Any, send: Any) -> None:

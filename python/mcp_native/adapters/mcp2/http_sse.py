@@ -1,0 +1,183 @@
+"""mcp 2.x: a 2025-era request with SSE responses answered before any other message, written
+at once.
+
+Stock, ``StreamableHTTPServerTransport._handle_post_request`` streams a request's messages
+through sse-starlette's ``EventSourceResponse``: its headers at once, then each event that the
+transport's ``_run_sse_writer`` forwards from the request's stream, then the end. That response
+costs about 0.3 ms of server CPU however short it is (five tasks, a task group and a zero-buffer
+stream; one event through it 380 µs against 65 for a JSON ``Response`` on the same uvicorn),
+about a third of a session's weather call.
+
+Here the transport's ``EventSourceResponse`` is a factory. For a POST's response (its data
+sender the transport's own ``_run_sse_writer``, with no priming event: no event store) it
+returns :class:`_Prompt`, which waits for the first message the transport's router writes to the
+request's stream (watched as it is written, nothing taken from it), for ``FIRST_MESSAGE`` at
+most. The request's answer first: the stream is written at once (:func:`write_at_once`: the same
+headers, the answer's event in a body message with sse-starlette's own encoding of the
+transport's own event data, the end), then closed and cleaned as ``_run_sse_writer`` closes and
+cleans it. A notification or a request first (streamed as it comes, as stock streams it), no
+message by then, or the stream closed: the stock response streams it from the start, nothing
+having been taken from it. Listed in docs/behaviour-differences.md: the headers go out with the
+first message, within a second (stock: at once, then the messages as they come; its first ping
+comes at 15 s), and a client gone before then is noticed then (as stock, the session's handler
+runs on either way; its answer goes nowhere).
+
+Every other ``EventSourceResponse`` of the transport (the GET stream, a replay), an event store,
+DEBUG on the transport's or sse-starlette's loggers, another backend than asyncio, a
+``_run_sse_writer`` replaced by someone else, and sse-starlette other than 3.x (whose writing this
+follows) take the stock response. The stateless one-pass path (``http_stateless``) writes its
+quick answers with :func:`write_at_once` too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import logging
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import anyio
+from mcp.server import streamable_http as _transport
+from mcp_types import JSONRPCError, JSONRPCResponse
+from sse_starlette.event import ensure_bytes
+
+from .._patching.patch import is_sdk_function
+
+stock_event_source_response: Callable[..., Any] | None = None  # set by install()
+
+# How long the stateless one-pass path lets a request's handler take to be answered at once.
+PROMPT = 0.02
+# How long a session's request waits for its first message before its headers go out (well
+# within sse-starlette's first ping at 15 s, which keeps proxies from closing an idle stream).
+FIRST_MESSAGE = 1.0
+# sse-starlette's logger: with DEBUG on, its response writes a line per chunk.
+SSE_LOG = logging.getLogger("sse_starlette.sse")
+# The writing at once follows sse-starlette 3.x's EventSourceResponse (tested: 3.7.0, what every
+# mcp 2.x release resolves to): its headers, separator, ensure_bytes and body messages.
+SSE_LINE = importlib.metadata.version("sse-starlette").split(".")[0] == "3"
+
+_Transport = _transport.StreamableHTTPServerTransport
+_proven_writer: Any = None  # the last _run_sse_writer found to be the SDK's own
+
+
+async def write_at_once(transport: Any, response: Any, reader: Any, send: Any) -> None:
+    """An answered request's stream, from ``reader``, written as ``response`` (the transport's
+    ``EventSourceResponse``) writes it: the start, each event up to the answer as a body message,
+    the end."""
+    await send({"type": "http.response.start", "status": response.status_code, "headers": response.raw_headers})
+    while True:
+        event = reader.receive_nowait()
+        chunk = ensure_bytes(transport._create_event_data(event), response.sep)
+        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        if isinstance(event.message, JSONRPCResponse | JSONRPCError):
+            break
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+class _Watch:
+    """The send side of a request's stream, as the transport's router and cleanup use it: its
+    first message settles ``answered``, True if it is the request's answer, False if not (a
+    notification or a request, to be streamed as it comes); closing it settles it False."""
+
+    __slots__ = ("answered", "stream")
+
+    def __init__(self, stream: Any, answered: asyncio.Future[bool]) -> None:
+        self.stream, self.answered = stream, answered
+
+    def _settle(self, outcome: bool) -> None:
+        if not self.answered.done():
+            self.answered.set_result(outcome)
+
+    async def send(self, item: Any) -> None:
+        await self.stream.send(item)
+        self._settle(isinstance(item.message, JSONRPCResponse | JSONRPCError))
+
+    def close(self) -> None:
+        self.stream.close()
+        self._settle(False)
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+        self._settle(False)
+
+
+class _Prompt:
+    """A POST's SSE response: written at once if its first message is its answer, else the stock
+    ``response`` (see the module's docstring)."""
+
+    def __init__(self, response: Any, transport: Any, sender: partial[Any], answered: asyncio.Future[bool]) -> None:
+        self.response, self.transport, self.sender, self.answered = response, transport, sender, answered
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        request_id, sse_writer, reader, _ = self.sender.args
+        timer = asyncio.get_running_loop().call_later(FIRST_MESSAGE, _settle, self.answered)
+        try:
+            answered = await self.answered
+        except BaseException:  # cancelled before either: what _run_sse_writer's end cleans
+            with anyio.CancelScope(shield=True):
+                await self._end(request_id, sse_writer, reader)
+            raise
+        finally:
+            timer.cancel()
+        if not answered or SSE_LOG.isEnabledFor(logging.DEBUG) or _transport.logger.isEnabledFor(logging.DEBUG):
+            await self.response(scope, receive, send)
+            return
+        try:
+            await write_at_once(self.transport, self.response, reader, send)
+        finally:
+            await self._end(request_id, sse_writer, reader)
+
+    async def _end(self, request_id: Any, sse_writer: Any, reader: Any) -> None:
+        """What ``_run_sse_writer`` does once the answer is written: both of its streams closed,
+        the request's writer and streams dropped."""
+        await sse_writer.aclose()
+        await reader.aclose()
+        self.transport._sse_stream_writers.pop(request_id, None)
+        await self.transport._clean_up_memory_streams(request_id)
+
+
+def _stock_writer(fn: Any) -> bool:
+    """Whether ``fn`` is the SDK's own ``_run_sse_writer`` (checked again only for another)."""
+    global _proven_writer
+    if fn is not None and fn is _proven_writer:
+        return True
+    if is_sdk_function(fn, _transport.__name__, "StreamableHTTPServerTransport._run_sse_writer"):
+        _proven_writer = fn
+        return True
+    return False
+
+
+def _settle(answered: asyncio.Future[bool]) -> None:
+    if not answered.done():
+        answered.set_result(False)
+
+
+def event_source_response(*args: Any, **kwargs: Any) -> Any:
+    """The transport's ``EventSourceResponse``: the stock response, or for a POST's (see the
+    module's docstring) :class:`_Prompt` over it."""
+    assert stock_event_source_response is not None
+    response = stock_event_source_response(*args, **kwargs)
+    sender = kwargs.get("data_sender_callable")
+    if not (SSE_LINE and isinstance(sender, partial) and len(sender.args) == 4 and not sender.keywords):
+        return response
+    transport = getattr(sender.func, "__self__", None)
+    request_id, _, reader, priming_event = sender.args
+    if (
+        not isinstance(transport, _Transport)
+        or not _stock_writer(getattr(sender.func, "__func__", None))
+        or priming_event is not None
+        or transport._event_store is not None
+    ):
+        return response
+    streams = transport._request_streams.get(request_id)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # another backend (trio)
+        return response
+    if streams is None or streams[1] is not reader:
+        return response
+    answered: asyncio.Future[bool] = loop.create_future()
+    transport._request_streams[request_id] = (_Watch(streams[0], answered), reader)
+    return _Prompt(response, transport, sender, answered)
