@@ -193,7 +193,7 @@ GROUPS: tuple[GroupSpec, ...] = (
         "mcp",
         "HTTP",
         ("transport",),
-        "Streamable HTTP (2025 era): an SSE response answered within 20 ms written at once, without its task group",
+        "Streamable HTTP (2025 era): a session's SSE answer written at once when it comes first, without a task group",
         (
             Target(
                 _HTTP,
