@@ -171,7 +171,8 @@ def event_source_response(*args: Any, **kwargs: Any) -> Any:
         or transport._event_store is not None
     ):
         return response
-    streams = transport._request_streams.get(request_id)
+    requests: dict[Any, Any] = transport._request_streams
+    streams = requests.get(request_id)
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # another backend (trio)
@@ -179,5 +180,5 @@ def event_source_response(*args: Any, **kwargs: Any) -> Any:
     if streams is None or streams[1] is not reader:
         return response
     answered: asyncio.Future[bool] = loop.create_future()
-    transport._request_streams[request_id] = (_Watch(streams[0], answered), reader)
+    requests[request_id] = (_Watch(streams[0], answered), reader)
     return _Prompt(response, transport, sender, answered)
