@@ -165,7 +165,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
     before = _targets()
     _tested_with(monkeypatch, sdk_versions, "mcp", "mcp.client.stdio:_drain_stdout")
     with pytest.warns(
-        RuntimeWarning, match=r"mcp 9\.9\.9: 12 of 13 groups \(stock: stdio-client; see python -m mcp_native doctor\)"
+        RuntimeWarning, match=r"mcp 9\.9\.9: 13 of 14 groups \(stock: stdio-client; see python -m mcp_native doctor\)"
     ):
         report = adapters.install()
     assert report.stock == ["stdio-client"]

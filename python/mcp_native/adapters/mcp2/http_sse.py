@@ -26,7 +26,7 @@ Every other ``EventSourceResponse`` of the transport (the GET stream, a replay),
 DEBUG on the transport's or sse-starlette's loggers, another backend than asyncio, a
 ``_run_sse_writer`` replaced by someone else, and sse-starlette other than 3.x (whose writing this
 follows) take the stock response. The stateless one-pass path (``http_stateless``) writes its
-quick answers with :func:`write_at_once` too.
+quick answers with :func:`answered_events` and :func:`write_at_once` too.
 """
 
 from __future__ import annotations
@@ -62,17 +62,27 @@ _Transport = _transport.StreamableHTTPServerTransport
 _proven_writer: Any = None  # the last _run_sse_writer found to be the SDK's own
 
 
-async def write_at_once(transport: Any, response: Any, reader: Any, send: Any) -> None:
-    """An answered request's stream, from ``reader``, written as ``response`` (the transport's
-    ``EventSourceResponse``) writes it: the start, each event up to the answer as a body message,
-    the end."""
-    await send({"type": "http.response.start", "status": response.status_code, "headers": response.raw_headers})
+def answered_events(transport: Any, reader: Any) -> list[Any] | None:
+    """The SSE events of an answered request's stream, from ``reader``, up to its answer, as the
+    transport's ``_run_sse_writer`` makes them; None if the stream ends before (closed by the
+    session's termination)."""
+    events = []
     while True:
-        event = reader.receive_nowait()
-        chunk = ensure_bytes(transport._create_event_data(event), response.sep)
-        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        try:
+            event = reader.receive_nowait()
+        except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
+            return None
+        events.append(transport._create_event_data(event))
         if isinstance(event.message, JSONRPCResponse | JSONRPCError):
-            break
+            return events
+
+
+async def write_at_once(response: Any, events: list[Any], send: Any) -> None:
+    """``events`` written as ``response`` (the transport's ``EventSourceResponse``) writes them:
+    the start, each event as a body message, the end."""
+    await send({"type": "http.response.start", "status": response.status_code, "headers": response.raw_headers})
+    for event in events:
+        await send({"type": "http.response.body", "body": ensure_bytes(event, response.sep), "more_body": True})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
@@ -121,11 +131,13 @@ class _Prompt:
             raise
         finally:
             timer.cancel()
-        if not answered or SSE_LOG.isEnabledFor(logging.DEBUG) or _transport.logger.isEnabledFor(logging.DEBUG):
+        debug = SSE_LOG.isEnabledFor(logging.DEBUG) or _transport.logger.isEnabledFor(logging.DEBUG)
+        events = answered_events(self.transport, reader) if answered and not debug else None
+        if events is None:
             await self.response(scope, receive, send)
             return
         try:
-            await write_at_once(self.transport, self.response, reader, send)
+            await write_at_once(self.response, events, send)
         finally:
             await self._end(request_id, sse_writer, reader)
 

@@ -77,7 +77,7 @@ from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 
 from .._patching.patch import is_sdk_function
-from .http_sse import PROMPT, SSE_LINE, SSE_LOG, write_at_once
+from .http_sse import PROMPT, SSE_LINE, SSE_LOG, answered_events, write_at_once
 
 stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
 
@@ -350,9 +350,11 @@ async def _stream(
     handler = _start(message, transport, request, runner, router, handler_scope)
     try:
         done, _ = await asyncio.wait((handler,), timeout=PROMPT)
-        if done and router.answered and SSE_LINE and not SSE_LOG.isEnabledFor(logging.DEBUG):
+        quick = done and router.answered and SSE_LINE and not SSE_LOG.isEnabledFor(logging.DEBUG)
+        events = answered_events(transport, streams[request_id][1]) if quick else None
+        if events is not None:
             try:
-                await write_at_once(transport, _sse_response(content=()), streams[request_id][1], send)
+                await write_at_once(_sse_response(content=()), events, send)
             except Exception:  # as stock's transport logs a failed SSE response
                 _transport.logger.exception("SSE response error")
             finally:
