@@ -965,6 +965,11 @@ async def drop_scenario(raw: Raw, drops: int = 20, good: int = 200) -> dict[str,
     tasks before and after (once the dropped calls' tools have run out), and a call afterwards."""
     import anyio
 
+    # One stream first: sse-starlette starts a shutdown watcher task per event loop with the first
+    # response it streams, kept for the loop's life; an adapted server with sessions, whose
+    # answers so far were all written at once, has not started it yet.
+    await raw.dropped(1, steps=2)
+    await anyio.sleep(0.2)
     before = (await raw.stats())["tasks"]
     counts: dict[str, int] = {}
     got = 0
