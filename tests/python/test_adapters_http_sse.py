@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,21 +21,16 @@ import pytest
 pytest.importorskip("uvicorn")
 pytest.importorskip("mcp.server.runner", reason="the mcp 2.x line")
 
-from mcp_native import adapters
+from http_pair import HEADERS, TRANSPORT_LOG, Served, body, call, pair
 
-APP = """
-import asyncio, logging, os
+APP = (
+    TRANSPORT_LOG.format(level="WARNING")
+    + """
+import asyncio
 
 import sse_starlette.sse
 from mcp.server.mcpserver import Context, MCPServer
 from starlette.responses import JSONResponse
-
-log = logging.getLogger("mcp.server.streamable_http")
-log.setLevel(logging.WARNING)
-log.propagate = False
-handler = logging.FileHandler(os.environ["LOG_FILE"])
-handler.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
-log.addHandler(handler)
 
 # How many responses sse-starlette's EventSourceResponse streamed (an answer written at once
 # goes out without it).
@@ -94,27 +86,9 @@ async def debug(request):
 
 app = server.streamable_http_app()
 """
+)
 
-HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 VERSION = "2025-11-25"
-
-# conftest's ``served``: ``with served(lambda port: cmd, cwd, env) as port:``.
-Served = Callable[[Callable[[int], list[str]], Path, dict[str, str]], AbstractContextManager[int]]
-
-
-def body(method: str, params: object = None, id: object = 1) -> bytes:
-    message: dict[str, object] = {"jsonrpc": "2.0", "id": id, "method": method}
-    if params is not None:
-        message["params"] = params
-    return json.dumps(message).encode()
-
-
-def call(tool: str, arguments: object = None, id: object = 1, meta: object = None) -> bytes:
-    params: dict[str, object] = {"name": tool, "arguments": arguments or {}}
-    if meta is not None:
-        params["_meta"] = meta
-    return body("tools/call", params, id)
-
 
 INITIALIZE = body(
     "initialize", {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
@@ -162,20 +136,7 @@ def _stats(port: int) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory: pytest.TempPathFactory, served: Served) -> Iterator[tuple[int, int, Path, Path]]:
-    """A stock and an adapted server of APP, each logging to a file of its own."""
-    tmp_path = tmp_path_factory.mktemp("sessions-sse")
-    (tmp_path / "sessions_app.py").write_text(APP)
-    stock_env = {k: v for k, v in os.environ.items() if k != adapters.ENVIRONMENT}
-    stock_log, adapted_log = tmp_path / "stock.log", tmp_path / "adapted.log"
-
-    def uvicorn(port: int) -> list[str]:
-        return [sys.executable, "-m", "uvicorn", "sessions_app:app", "--port", str(port), "--log-level", "warning"]
-
-    with (
-        served(uvicorn, tmp_path, {**stock_env, "LOG_FILE": str(stock_log)}) as stock,
-        served(uvicorn, tmp_path, {**stock_env, "LOG_FILE": str(adapted_log), adapters.ENVIRONMENT: "1"}) as adapted,
-    ):
-        yield stock, adapted, stock_log, adapted_log
+    yield from pair(tmp_path_factory.mktemp("sessions-sse"), served, "sessions_app", APP, {})
 
 
 # name: (body, written at once by the adapted server)

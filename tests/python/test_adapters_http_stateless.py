@@ -15,11 +15,8 @@ from __future__ import annotations
 import http.client
 import json
 import logging
-import os
-import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,23 +25,19 @@ import pytest
 pytest.importorskip("uvicorn")
 pytest.importorskip("mcp.server.runner", reason="the mcp 2.x line (the 1.x line has no dispatcher to run alone)")
 
+from http_pair import HEADERS, TRANSPORT_LOG, Served, body, call, pair
 from mcp_native import adapters
 
-APP = """
+# The transport's INFO lines, one per stateless request, counted in a file of their own.
+APP = (
+    TRANSPORT_LOG.format(level="INFO")
+    + """
 import asyncio, functools, logging, os
 
 import mcp.server.streamable_http as transport
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 from starlette.responses import JSONResponse
-
-# The transport's INFO lines, one per stateless request, counted in a file of their own.
-log = logging.getLogger("mcp.server.streamable_http")
-log.setLevel(logging.INFO)
-log.propagate = False
-handler = logging.FileHandler(os.environ["LOG_FILE"])
-handler.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
-log.addHandler(handler)
 
 # The SDK's own spans (its OpenTelemetry middleware) recorded in memory, for /spans.
 from opentelemetry import trace
@@ -174,23 +167,7 @@ class Seen:
 server._lowlevel_server.middleware.append(Seen())
 app = server.streamable_http_app(json_response=os.environ.get("SSE") != "1", stateless_http=True)
 """
-
-HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-
-
-def body(method: str, params: object = None, id: object = 1) -> bytes:
-    message: dict[str, object] = {"jsonrpc": "2.0", "id": id, "method": method}
-    if params is not None:
-        message["params"] = params
-    return json.dumps(message).encode()
-
-
-def call(tool: str, arguments: object = None, id: object = 1, meta: object = None) -> bytes:
-    params: dict[str, object] = {"name": tool, "arguments": arguments or {}}
-    if meta is not None:
-        params["_meta"] = meta
-    return body("tools/call", params, id)
-
+)
 
 INITIALIZE = body(
     "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
@@ -234,10 +211,6 @@ EXCHANGES: dict[str, tuple[bytes | None, dict[str, str], str]] = {
 }
 
 
-# conftest's ``served``: ``with served(lambda port: cmd, cwd, env) as port:``.
-Served = Callable[[Callable[[int], list[str]], Path, dict[str, str]], AbstractContextManager[int]]
-
-
 def _request(
     port: int, method: str, path: str, data: bytes | None = None, headers: dict[str, str] | None = None
 ) -> tuple[int, str | None, str | None, object]:
@@ -259,30 +232,14 @@ def _path(port: int) -> str:
     return answer["result"]["content"][0]["text"]  # type: ignore[index,no-any-return]
 
 
-def _pair(tmp_path: Path, served: Served, extra: dict[str, str]) -> Iterator[tuple[int, int, Path, Path]]:
-    """A stock and an adapted server of APP, each logging to a file of its own."""
-    (tmp_path / "stateless_app.py").write_text(APP)
-    stock_env = {**{k: v for k, v in os.environ.items() if k != adapters.ENVIRONMENT}, **extra}
-    stock_log, adapted_log = tmp_path / "stock.log", tmp_path / "adapted.log"
-
-    def uvicorn(port: int) -> list[str]:
-        return [sys.executable, "-m", "uvicorn", "stateless_app:app", "--port", str(port), "--log-level", "warning"]
-
-    with (
-        served(uvicorn, tmp_path, {**stock_env, "LOG_FILE": str(stock_log)}) as stock,
-        served(uvicorn, tmp_path, {**stock_env, "LOG_FILE": str(adapted_log), adapters.ENVIRONMENT: "1"}) as adapted,
-    ):
-        yield stock, adapted, stock_log, adapted_log
-
-
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory: pytest.TempPathFactory, served: Served) -> Iterator[tuple[int, int, Path, Path]]:
-    yield from _pair(tmp_path_factory.mktemp("stateless"), served, {})
+    yield from pair(tmp_path_factory.mktemp("stateless"), served, "stateless_app", APP, {})
 
 
 @pytest.fixture(scope="module")
 def sse_servers(tmp_path_factory: pytest.TempPathFactory, served: Served) -> Iterator[tuple[int, int, Path, Path]]:
-    yield from _pair(tmp_path_factory.mktemp("stateless-sse"), served, {"SSE": "1"})
+    yield from pair(tmp_path_factory.mktemp("stateless-sse"), served, "stateless_app", APP, {"SSE": "1"})
 
 
 def _seen(log: Path) -> list[str]:
