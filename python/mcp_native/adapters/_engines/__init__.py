@@ -10,6 +10,7 @@ from __future__ import annotations
 from .._patching.spec import GroupSpec, Target
 
 HTTP = f"{__name__}.http"
+HTTP_SSE = f"{__name__}.http_sse"
 _TRANSPORT = "mcp.server.streamable_http"
 # What ``stdio_client.spawn`` calls in each line's ``mcp.client.stdio``, the same names on both.
 _SPAWN = (
@@ -64,5 +65,46 @@ def http_responses_group(suffix: str, era: str, wire: tuple[str, ...], line: int
             Target(_TRANSPORT, "StreamableHTTPServerTransport._create_event_data", HTTP, "create_event_data"),
         ),
         (f"{_TRANSPORT}:CONTENT_TYPE_JSON", f"{_TRANSPORT}:MCP_SESSION_ID_HEADER", f"{_TRANSPORT}:EventMessage", *wire),
+        line=line,
+    )
+
+
+def http_sse_group(suffix: str, wire: tuple[str, ...], line: int | None = None) -> GroupSpec:
+    """The group of a session's SSE answer written at once (``http_sse``): the transport's names
+    are the same on both SDK lines (the writer a method in mcp 2.x and 1.30, a closure of the POST
+    in 1.26: each line's releases record what they have)."""
+    return GroupSpec(
+        f"http-sse{suffix}",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP (2025 era): a session's SSE answer written at once when it comes first, without a task group",
+        (
+            Target(
+                _TRANSPORT,
+                "EventSourceResponse",
+                HTTP_SSE,
+                "event_source_response",
+                "stock_event_source_response",
+                holds="sse_starlette:EventSourceResponse",
+            ),
+        ),
+        (
+            # The POST that builds the response and its writer, which a quick answer replaces,
+            # and what reaches the request's stream: the router (in connect), close_sse_stream,
+            # the cleanups.
+            f"{_TRANSPORT}:StreamableHTTPServerTransport.__init__",
+            f"{_TRANSPORT}:StreamableHTTPServerTransport._handle_post_request",
+            f"{_TRANSPORT}:StreamableHTTPServerTransport._mint_priming_event",
+            f"{_TRANSPORT}:StreamableHTTPServerTransport._maybe_send_priming_event",
+            f"{_TRANSPORT}:StreamableHTTPServerTransport._run_sse_writer",
+            f"{_TRANSPORT}:StreamableHTTPServerTransport._create_event_data",
+            f"{_TRANSPORT}:StreamableHTTPServerTransport._clean_up_memory_streams",
+            f"{_TRANSPORT}:StreamableHTTPServerTransport.close_sse_stream",
+            f"{_TRANSPORT}:StreamableHTTPServerTransport.connect",
+            f"{_TRANSPORT}:StreamableHTTPServerTransport.terminate",
+            f"{_TRANSPORT}:EventMessage",
+            *wire,
+        ),
         line=line,
     )

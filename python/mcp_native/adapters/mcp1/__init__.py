@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._engines import http_responses_group, stdio_client_group, stdio_server_group
+from .._engines import http_responses_group, http_sse_group, stdio_client_group, stdio_server_group
 from .._patching.spec import GroupSpec, Target
 
 _LOWLEVEL = "mcp.server.lowlevel.server"
@@ -102,6 +102,7 @@ GROUPS: tuple[GroupSpec, ...] = (
         line=1,
     ),
     http_responses_group("-1x", "", _WIRE_1X, line=1),
+    http_sse_group("-1x", _WIRE_1X, line=1),
     GroupSpec(
         "client-validation-1x",
         "mcp",

@@ -3,7 +3,7 @@ file hold the replacements; the stdio and HTTP engines they enter are in ``adapt
 
 from __future__ import annotations
 
-from .._engines import HTTP, http_responses_group, stdio_client_group, stdio_server_group
+from .._engines import HTTP, http_responses_group, http_sse_group, stdio_client_group, stdio_server_group
 from .._patching.spec import GroupSpec, Target
 
 _WIRE = (
@@ -188,40 +188,7 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp.shared.transport_context:TransportContext",
         ),
     ),
-    GroupSpec(
-        "http-sse",
-        "mcp",
-        "HTTP",
-        ("transport",),
-        "Streamable HTTP (2025 era): a session's SSE answer written at once when it comes first, without a task group",
-        (
-            Target(
-                _HTTP,
-                "EventSourceResponse",
-                f"{__name__}.http_sse",
-                "event_source_response",
-                "stock_event_source_response",
-                holds="sse_starlette:EventSourceResponse",
-            ),
-        ),
-        (
-            # The POST that builds the response, the writer it replaces for a quick answer, and
-            # what reaches the request's stream: the router (in connect), close_sse_stream, the
-            # cleanups.
-            f"{_HTTP}:StreamableHTTPServerTransport.__init__",
-            f"{_HTTP}:StreamableHTTPServerTransport._handle_post_request",
-            f"{_HTTP}:StreamableHTTPServerTransport._mint_priming_event",
-            f"{_HTTP}:StreamableHTTPServerTransport._run_sse_writer",
-            f"{_HTTP}:StreamableHTTPServerTransport._create_event_data",
-            f"{_HTTP}:StreamableHTTPServerTransport._clean_up_memory_streams",
-            f"{_HTTP}:StreamableHTTPServerTransport.close_sse_stream",
-            f"{_HTTP}:StreamableHTTPServerTransport.connect",
-            f"{_HTTP}:StreamableHTTPServerTransport.terminate",
-            f"{_HTTP}:EventMessage",
-            "mcp_types.jsonrpc:JSONRPCResponse",
-            "mcp_types.jsonrpc:JSONRPCError",
-        ),
-    ),
+    http_sse_group("", _WIRE),
     GroupSpec(
         "http-errors",
         "mcp",

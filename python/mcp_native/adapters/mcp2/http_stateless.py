@@ -76,8 +76,8 @@ from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 
+from .._engines.http_sse import PROMPT, SSE_LINE, SSE_LOG, answered_events, write_at_once
 from .._patching.patch import is_sdk_function
-from .http_sse import PROMPT, SSE_LINE, SSE_LOG, answered_events, write_at_once
 
 stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
 

@@ -1,5 +1,5 @@
-"""mcp 2.x: a 2025-era request with SSE responses answered before any other message, written
-at once.
+"""Both lines of the ``mcp`` SDK: a 2025-era request with SSE responses answered before any
+other message, written at once.
 
 Stock, ``StreamableHTTPServerTransport._handle_post_request`` streams a request's messages
 through sse-starlette's ``EventSourceResponse``: its headers at once, then each event that the
@@ -9,7 +9,8 @@ stream; one event through it 380 µs against 65 for a JSON ``Response`` on the s
 about a third of a session's weather call.
 
 Here the transport's ``EventSourceResponse`` is a factory. For a POST's response (its data
-sender the transport's own ``_run_sse_writer``, with no priming event: no event store) it
+sender the transport's own ``_run_sse_writer``, or in mcp 1.26 its ``sse_writer`` closure, with
+no priming event: no event store) it
 returns :class:`_Prompt`, which waits for the first message the transport's router writes to the
 request's stream (watched as it is written, nothing taken from it), for ``FIRST_MESSAGE`` at
 most. The request's answer first: the stream is written at once (:func:`write_at_once`: the same
@@ -40,10 +41,10 @@ from typing import Any
 
 import anyio
 from mcp.server import streamable_http as _transport
-from mcp_types import JSONRPCError, JSONRPCResponse
 from sse_starlette.event import ensure_bytes
 
 from .._patching.patch import is_sdk_function
+from .wire import WIRE
 
 stock_event_source_response: Callable[..., Any] | None = None  # set by install()
 
@@ -55,11 +56,20 @@ FIRST_MESSAGE = 1.0
 # sse-starlette's logger: with DEBUG on, its response writes a line per chunk.
 SSE_LOG = logging.getLogger("sse_starlette.sse")
 # The writing at once follows sse-starlette 3.x's EventSourceResponse (tested: 3.7.0, what every
-# mcp 2.x release resolves to): its headers, separator, ensure_bytes and body messages.
+# tested mcp release resolves to): its headers, separator, ensure_bytes and body messages.
 SSE_LINE = importlib.metadata.version("sse-starlette").split(".")[0] == "3"
 
 _Transport = _transport.StreamableHTTPServerTransport
-_proven_writer: Any = None  # the last _run_sse_writer found to be the SDK's own
+# The installed line's answers (1.x wraps each message in the JSONRPCMessage root model).
+_ANSWERS = (WIRE.types.JSONRPCResponse, WIRE.types.JSONRPCError)
+# The transport's writer of a POST's stream: a method (mcp 2.x, 1.30) or, in mcp 1.26, a closure.
+_WRITER = "StreamableHTTPServerTransport._run_sse_writer"
+_CLOSURE = "StreamableHTTPServerTransport._handle_post_request.<locals>.sse_writer"
+_proven: set[Any] = set()  # the code objects found to be the SDK's own writers
+
+
+def _answers(event: Any) -> bool:
+    return isinstance(WIRE.inner(event.message), _ANSWERS)
 
 
 def answered_events(transport: Any, reader: Any) -> list[Any] | None:
@@ -73,7 +83,7 @@ def answered_events(transport: Any, reader: Any) -> list[Any] | None:
         except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
             return None
         events.append(transport._create_event_data(event))
-        if isinstance(event.message, JSONRPCResponse | JSONRPCError):
+        if _answers(event):
             return events
 
 
@@ -102,7 +112,7 @@ class _Watch:
 
     async def send(self, item: Any) -> None:
         await self.stream.send(item)
-        self._settle(isinstance(item.message, JSONRPCResponse | JSONRPCError))
+        self._settle(_answers(item))
 
     def close(self) -> None:
         self.stream.close()
@@ -117,11 +127,12 @@ class _Prompt:
     """A POST's SSE response: written at once if its first message is its answer, else the stock
     ``response`` (see the module's docstring)."""
 
-    def __init__(self, response: Any, transport: Any, sender: partial[Any], answered: asyncio.Future[bool]) -> None:
-        self.response, self.transport, self.sender, self.answered = response, transport, sender, answered
+    def __init__(self, response: Any, post: tuple[Any, Any, Any, Any], answered: asyncio.Future[bool]) -> None:
+        self.response, self.answered = response, answered
+        self.transport, self.request_id, self.sse_writer, self.reader = post
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        request_id, sse_writer, reader, _ = self.sender.args
+        request_id, sse_writer, reader = self.request_id, self.sse_writer, self.reader
         timer = asyncio.get_running_loop().call_later(FIRST_MESSAGE, _settle, self.answered)
         try:
             answered = await self.answered
@@ -150,15 +161,39 @@ class _Prompt:
         await self.transport._clean_up_memory_streams(request_id)
 
 
-def _stock_writer(fn: Any) -> bool:
-    """Whether ``fn`` is the SDK's own ``_run_sse_writer`` (checked again only for another)."""
-    global _proven_writer
-    if fn is not None and fn is _proven_writer:
+def _sdk_writer(fn: Any, qualname: str) -> bool:
+    """Whether ``fn`` is the SDK's own writer ``qualname`` (each code object checked once)."""
+    code = getattr(fn, "__code__", None)
+    if code is not None and code in _proven:
         return True
-    if is_sdk_function(fn, _transport.__name__, "StreamableHTTPServerTransport._run_sse_writer"):
-        _proven_writer = fn
+    if is_sdk_function(fn, _transport.__name__, qualname):
+        _proven.add(code)
         return True
     return False
+
+
+def _post(sender: Any) -> tuple[Any, Any, Any, Any] | None:
+    """(the transport, the request id, the SSE stream's writer, the request stream's reader) of
+    a POST's writer with no priming event, or None for anything else."""
+    if isinstance(sender, partial):
+        if len(sender.args) != 4 or sender.keywords or not _sdk_writer(getattr(sender.func, "__func__", None), _WRITER):
+            return None
+        request_id, sse_writer, reader, priming_event = sender.args
+        return (
+            None
+            if priming_event is not None
+            else (getattr(sender.func, "__self__", None), request_id, sse_writer, reader)
+        )
+    if not _sdk_writer(sender, _CLOSURE):
+        return None
+    # mcp 1.26's closure: what it closes over; its priming event needs an event store.
+    cells = dict(zip(sender.__code__.co_freevars, sender.__closure__ or (), strict=True))
+    try:
+        names = ("self", "request_id", "sse_stream_writer", "request_stream_reader")
+        transport, request_id, sse_writer, reader = (cells[name].cell_contents for name in names)
+    except (KeyError, ValueError):  # a cell not set (yet)
+        return None
+    return transport, request_id, sse_writer, reader
 
 
 def _settle(answered: asyncio.Future[bool]) -> None:
@@ -171,18 +206,10 @@ def event_source_response(*args: Any, **kwargs: Any) -> Any:
     module's docstring) :class:`_Prompt` over it."""
     assert stock_event_source_response is not None
     response = stock_event_source_response(*args, **kwargs)
-    sender = kwargs.get("data_sender_callable")
-    if not (SSE_LINE and isinstance(sender, partial) and len(sender.args) == 4 and not sender.keywords):
+    post = _post(kwargs.get("data_sender_callable")) if SSE_LINE else None
+    if post is None or not isinstance(post[0], _Transport) or post[0]._event_store is not None:
         return response
-    transport = getattr(sender.func, "__self__", None)
-    request_id, _, reader, priming_event = sender.args
-    if (
-        not isinstance(transport, _Transport)
-        or not _stock_writer(getattr(sender.func, "__func__", None))
-        or priming_event is not None
-        or transport._event_store is not None
-    ):
-        return response
+    transport, request_id, _, reader = post
     requests: dict[Any, Any] = transport._request_streams
     streams = requests.get(request_id)
     try:
@@ -193,4 +220,4 @@ def event_source_response(*args: Any, **kwargs: Any) -> Any:
         return response
     answered: asyncio.Future[bool] = loop.create_future()
     requests[request_id] = (_Watch(streams[0], answered), reader)
-    return _Prompt(response, transport, sender, answered)
+    return _Prompt(response, post, answered)
