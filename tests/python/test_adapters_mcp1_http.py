@@ -1,7 +1,8 @@
-"""Streamable HTTP on the mcp 1.x line (group ``http-responses-1x``): a FastMCP 1.x server under
-uvicorn on 127.0.0.1, stock and adapted (``MCP_NATIVE_ADAPTERS=1``), as JSON responses and as
-SSE, stateless and with a session. Every answer must be the same bytes: status, content type and
-body (JSON), or each event's data (SSE). Group ``http-stateless-1x``: the initialization options
+"""Streamable HTTP on the mcp 1.x line (groups ``http-responses-1x``, ``http-sse-1x``): a
+FastMCP 1.x server under uvicorn on 127.0.0.1, stock and adapted (``MCP_NATIVE_ADAPTERS=1``), as
+JSON responses and as SSE, stateless and with a session. Every answer must be the same bytes:
+status, content type and body (JSON), or each event's data (SSE); an SSE answer that comes first
+is written at once. Group ``http-stateless-1x``: the initialization options
 the stateless path builds per request are stock's, the mcp version looked up once.
 
 These need ``mcp<2``: ``scripts/sdk-pairs`` runs them in its venvs of the 1.x line; with mcp 2.x
@@ -34,10 +35,25 @@ import os, sys
 from typing import Any
 sys.path.insert(0, os.environ["EXAMPLES"])
 
+import sse_starlette.sse
 from mcp.server.fastmcp import FastMCP
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from payloads import TOOLS
 from starlette.responses import JSONResponse
+
+# How many responses sse-starlette's EventSourceResponse streamed (an answer written at once
+# goes out without it).
+streamed = 0
+stock_call = sse_starlette.sse.EventSourceResponse.__call__
+
+
+async def counted(self, scope, receive, send):
+    global streamed
+    streamed += 1
+    await stock_call(self, scope, receive, send)
+
+
+sse_starlette.sse.EventSourceResponse.__call__ = counted
 
 server = FastMCP(
     "weather",
@@ -67,7 +83,7 @@ def fails() -> str:
 async def probe(request):
     writer = StreamableHTTPServerTransport._create_json_response
     options = type(server._mcp_server).create_initialization_options
-    return JSONResponse({"writer": writer.__module__, "options": options.__module__})
+    return JSONResponse({"writer": writer.__module__, "options": options.__module__, "streamed": streamed})
 
 
 app = server.streamable_http_app()
@@ -158,10 +174,15 @@ def servers(
         served(uvicorn, tmp_path, env) as stock,
         served(uvicorn, tmp_path, {**env, adapters.ENVIRONMENT: "1"}) as adapted,
     ):
-        assert probe(stock) == {"writer": "mcp.server.streamable_http", "options": "mcp.server.lowlevel.server"}
+        assert probe(stock) == {
+            "writer": "mcp.server.streamable_http",
+            "options": "mcp.server.lowlevel.server",
+            "streamed": 0,
+        }
         assert probe(adapted) == {
             "writer": "mcp_native.adapters._engines.http",
             "options": "mcp_native.adapters.mcp1.init_options",
+            "streamed": 0,
         }
         clients = Client(stock), Client(adapted)
         if state == "session":
@@ -184,6 +205,18 @@ def test_stock_and_adapted_send_the_same_bytes(servers: tuple[Client, Client], n
         assert not result.get("isError") and "structuredContent" in result
     if name == "violation":
         assert "validation error for Weather" in json.loads(data)["result"]["content"][0]["text"]
+
+
+def test_an_sse_answer_that_comes_first_is_written_at_once(servers: tuple[Client, Client]) -> None:
+    """Group ``http-sse-1x``: with SSE responses stock streams every answer through
+    sse-starlette's EventSourceResponse; adapted, an answer that is its request's first message
+    is written at once, without it (on mcp 1.26's writer closure as on 1.30's method)."""
+    streamed, kinds = [], []
+    for client in servers:
+        before = probe(client.port)["streamed"]
+        kinds.append(client.post({"jsonrpc": "2.0", "id": 8, **CALLS["weather"]})[1])
+        streamed.append(probe(client.port)["streamed"] - before)
+    assert streamed == [1 if kinds[0] == "text/event-stream" else 0, 0]
 
 
 def test_the_initialize_answers_match(servers: tuple[Client, Client]) -> None:

@@ -72,15 +72,16 @@ def _answers(event: Any) -> bool:
     return isinstance(WIRE.inner(event.message), _ANSWERS)
 
 
-def answered_events(transport: Any, reader: Any) -> list[Any] | None:
+async def answered_events(transport: Any, reader: Any) -> list[Any] | None:
     """The SSE events of an answered request's stream, from ``reader``, up to its answer, as the
     transport's ``_run_sse_writer`` makes them; None if the stream ends before (closed by the
-    session's termination)."""
+    session's termination). The answer is in the stream, or being handed to it: in mcp 1.26
+    the streams hold nothing, the router's send waits for this read."""
     events = []
     while True:
         try:
-            event = reader.receive_nowait()
-        except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
+            event = await reader.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
             return None
         events.append(transport._create_event_data(event))
         if _answers(event):
@@ -111,8 +112,8 @@ class _Watch:
             self.answered.set_result(outcome)
 
     async def send(self, item: Any) -> None:
+        self._settle(_answers(item))  # the reader settled now waits for it, as stock's would
         await self.stream.send(item)
-        self._settle(_answers(item))
 
     def close(self) -> None:
         self.stream.close()
@@ -135,15 +136,16 @@ class _Prompt:
         request_id, sse_writer, reader = self.request_id, self.sse_writer, self.reader
         timer = asyncio.get_running_loop().call_later(FIRST_MESSAGE, _settle, self.answered)
         try:
-            answered = await self.answered
-        except BaseException:  # cancelled before either: what _run_sse_writer's end cleans
+            try:
+                answered = await self.answered
+            finally:
+                timer.cancel()
+            debug = SSE_LOG.isEnabledFor(logging.DEBUG) or _transport.logger.isEnabledFor(logging.DEBUG)
+            events = await answered_events(self.transport, reader) if answered and not debug else None
+        except BaseException:  # cancelled before the answer is written: what _run_sse_writer's end cleans
             with anyio.CancelScope(shield=True):
                 await self._end(request_id, sse_writer, reader)
             raise
-        finally:
-            timer.cancel()
-        debug = SSE_LOG.isEnabledFor(logging.DEBUG) or _transport.logger.isEnabledFor(logging.DEBUG)
-        events = answered_events(self.transport, reader) if answered and not debug else None
         if events is None:
             await self.response(scope, receive, send)
             return

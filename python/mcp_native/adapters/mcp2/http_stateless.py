@@ -351,7 +351,7 @@ async def _stream(
     try:
         done, _ = await asyncio.wait((handler,), timeout=PROMPT)
         quick = done and router.answered and SSE_LINE and not SSE_LOG.isEnabledFor(logging.DEBUG)
-        events = answered_events(transport, streams[request_id][1]) if quick else None
+        events = await answered_events(transport, streams[request_id][1]) if quick else None
         if events is not None:
             try:
                 await write_at_once(_sse_response(content=()), events, send)
