@@ -2,10 +2,10 @@
 (``http-sse``): a stock and an adapted uvicorn server with sessions and SSE responses (the SDKs'
 defaults) on 127.0.0.1 give the same bytes to every exchange of a session (initialize, the
 notification, quick calls, calls that notify first, a call quiet for longer than the wait, errors,
-tools/list, DELETE); the adapted server writes at once exactly where it should (the answer first),
-streams with the stock response otherwise (a notification first, nothing within a second, DEBUG on
-sse-starlette's logger), and a client gone before its answer leaves nothing behind and no error
-logged."""
+tools/list, DELETE), the headers at once; the adapted server writes at once exactly where it
+should (the answer first), streams with the stock response otherwise (a notification first,
+nothing within a second, DEBUG on sse-starlette's logger), and a client gone before its answer
+leaves nothing behind and no error logged."""
 
 from __future__ import annotations
 
@@ -65,6 +65,22 @@ async def chatty(ctx: Context) -> str:
 async def quiet(seconds: float) -> str:
     await asyncio.sleep(seconds)
     return "slept"
+
+
+gate = asyncio.Event()
+
+
+@server.tool()
+async def gated() -> str:
+    await gate.wait()
+    gate.clear()
+    return "released"
+
+
+@server.custom_route("/release", methods=["POST"])
+async def release(request):
+    gate.set()
+    return JSONResponse({})
 
 
 @server.tool()
@@ -224,3 +240,26 @@ def test_a_client_gone_before_its_answer_leaves_nothing_behind(servers: tuple[in
         assert b'\\"city\\": \\"after\\"' in raw
         assert _request(port, "DELETE", None, session)[0] == 200
         assert "ERROR" not in log.read_text()
+
+
+def test_the_headers_go_out_at_once_and_the_answer_after_them(servers: tuple[int, int, Path, Path]) -> None:
+    """As stock's, the adapted response starts at once: a client reads its headers while the tool
+    still waits (for the test to release it), then the answer, written at once (not streamed)."""
+    answers, streamed = [], []
+    for port in servers[:2]:
+        session, _ = _session(port)
+        before = _stats(port)["streamed"]
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        try:
+            headers = {**HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": VERSION}
+            conn.request("POST", "/mcp", body=call("gated", id=9), headers=headers)
+            response = conn.getresponse()  # the start: the tool has not answered yet
+            kind = response.getheader("content-type")
+            _request(port, "POST", b"", None, "/release")
+            answers.append((response.status, kind, response.read()))
+        finally:
+            conn.close()
+        streamed.append(_stats(port)["streamed"] - before)
+    assert answers[0] == answers[1] and answers[0][:2] == (200, "text/event-stream")
+    assert b'"text":"released"' in answers[0][2]
+    assert streamed == [1, 0]

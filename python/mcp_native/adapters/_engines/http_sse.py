@@ -11,23 +11,23 @@ about a third of a session's weather call.
 Here the transport's ``EventSourceResponse`` is a factory. For a POST's response (its data
 sender the transport's own ``_run_sse_writer``, or in mcp 1.26 its ``sse_writer`` closure, with
 no priming event: no event store) it
-returns :class:`_Prompt`, which waits for the first message the transport's router writes to the
+returns :class:`_Prompt`, which sends the response's start (its status and headers, at once, as
+the stock response does) and waits for the first message the transport's router writes to the
 request's stream (watched as it is written, nothing taken from it), for ``FIRST_MESSAGE`` at
-most. The request's answer first: the stream is written at once (:func:`write_at_once`: the same
-headers, the answer's event in a body message with sse-starlette's own encoding of the
-transport's own event data, the end), then closed and cleaned as ``_run_sse_writer`` closes and
-cleans it. A notification or a request first (streamed as it comes, as stock streams it), no
-message by then, or the stream closed: the stock response streams it from the start, nothing
-having been taken from it. Listed in docs/behaviour-differences.md: the headers go out with the
-first message, within a second (stock: at once, then the messages as they come; its first ping
-comes at 15 s), and a client gone before then is noticed then (as stock, the session's handler
-runs on either way; its answer goes nowhere).
+most. The request's answer first: the answer's event is written at once (in a body message with
+sse-starlette's own encoding of the transport's own event data, then the end), and the streams
+closed and cleaned as ``_run_sse_writer`` closes and cleans them. A notification or a request
+first (streamed as it comes, as stock streams it), no message by then, or the stream closed: the
+stock response streams it, its own start dropped, nothing having been taken from the stream.
+Listed in docs/behaviour-differences.md: a client gone before the first message is noticed
+then, within a second (as stock, the session's handler runs on either way; its answer goes
+nowhere), and the stock response's pings, when it takes over, count from then.
 
 Every other ``EventSourceResponse`` of the transport (the GET stream, a replay), an event store,
 DEBUG on the transport's or sse-starlette's loggers, another backend than asyncio, a
 ``_run_sse_writer`` replaced by someone else, and sse-starlette other than 3.x (whose writing this
 follows) take the stock response. The stateless one-pass path (``http_stateless``) writes its
-quick answers with :func:`answered_events` and :func:`write_at_once` too.
+quick answers with :func:`answered_events`, :func:`start` and :func:`write_events` too.
 """
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ stock_event_source_response: Callable[..., Any] | None = None  # set by install(
 
 # How long the stateless one-pass path lets a request's handler take to be answered at once.
 PROMPT = 0.02
-# How long a session's request waits for its first message before its headers go out (well
-# within sse-starlette's first ping at 15 s, which keeps proxies from closing an idle stream).
+# How long a session's request waits for its first message before the stock response takes over
+# (well within sse-starlette's first ping at 15 s, which keeps proxies from closing an idle stream).
 FIRST_MESSAGE = 1.0
 # sse-starlette's logger: with DEBUG on, its response writes a line per chunk.
 SSE_LOG = logging.getLogger("sse_starlette.sse")
@@ -88,13 +88,31 @@ async def answered_events(transport: Any, reader: Any) -> list[Any] | None:
             return events
 
 
-async def write_at_once(response: Any, events: list[Any], send: Any) -> None:
-    """``events`` written as ``response`` (the transport's ``EventSourceResponse``) writes them:
-    the start, each event as a body message, the end."""
+async def start(response: Any, send: Any) -> None:
+    """``response``'s (the transport's ``EventSourceResponse``) start: its status and headers."""
     await send({"type": "http.response.start", "status": response.status_code, "headers": response.raw_headers})
+
+
+async def write_events(response: Any, events: list[Any], send: Any) -> None:
+    """``events`` written as ``response`` writes them after its start: each event as a body
+    message, then the end."""
     for event in events:
         await send({"type": "http.response.body", "body": ensure_bytes(event, response.sep), "more_body": True})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def _after_start(send: Any) -> Any:
+    """``send`` for a response whose start went out already: the start it sends is dropped."""
+    started = False
+
+    async def rest(message: Any) -> None:
+        nonlocal started
+        if not started and message["type"] == "http.response.start":
+            started = True
+            return
+        await send(message)
+
+    return rest
 
 
 class _Watch:
@@ -133,24 +151,27 @@ class _Prompt:
         self.transport, self.request_id, self.sse_writer, self.reader = post
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if SSE_LOG.isEnabledFor(logging.DEBUG) or _transport.logger.isEnabledFor(logging.DEBUG):
+            await self.response(scope, receive, send)  # stock writes debug lines this path skips
+            return
         request_id, sse_writer, reader = self.request_id, self.sse_writer, self.reader
         timer = asyncio.get_running_loop().call_later(FIRST_MESSAGE, _settle, self.answered)
         try:
+            await start(self.response, send)  # at once, as the stock response starts
             try:
                 answered = await self.answered
             finally:
                 timer.cancel()
-            debug = SSE_LOG.isEnabledFor(logging.DEBUG) or _transport.logger.isEnabledFor(logging.DEBUG)
-            events = await answered_events(self.transport, reader) if answered and not debug else None
+            events = await answered_events(self.transport, reader) if answered else None
         except BaseException:  # cancelled before the answer is written: what _run_sse_writer's end cleans
             with anyio.CancelScope(shield=True):
                 await self._end(request_id, sse_writer, reader)
             raise
-        if events is None:
-            await self.response(scope, receive, send)
+        if events is None:  # the stock response streams it, after the start that went out
+            await self.response(scope, receive, _after_start(send))
             return
         try:
-            await write_at_once(self.response, events, send)
+            await write_events(self.response, events, send)
         finally:
             await self._end(request_id, sse_writer, reader)
 

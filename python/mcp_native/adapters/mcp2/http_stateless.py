@@ -76,7 +76,7 @@ from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 
-from .._engines.http_sse import PROMPT, SSE_LINE, SSE_LOG, answered_events, write_at_once
+from .._engines.http_sse import PROMPT, SSE_LINE, SSE_LOG, answered_events, start, write_events
 from .._patching.patch import is_sdk_function
 
 stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
@@ -354,7 +354,9 @@ async def _stream(
         events = await answered_events(transport, streams[request_id][1]) if quick else None
         if events is not None:
             try:
-                await write_at_once(_sse_response(content=()), events, send)
+                response = _sse_response(content=())
+                await start(response, send)
+                await write_events(response, events, send)
             except Exception:  # as stock's transport logs a failed SSE response
                 _transport.logger.exception("SSE response error")
             finally:
