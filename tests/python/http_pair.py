@@ -27,6 +27,24 @@ handler.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
 log.addHandler(handler)
 """
 
+# Put at the top of an app's source: ``streamed`` counts the responses sse-starlette's
+# EventSourceResponse streamed (an answer written at once goes out without it).
+STREAM_COUNTER = """
+import sse_starlette.sse
+
+streamed = 0
+stock_call = sse_starlette.sse.EventSourceResponse.__call__
+
+
+async def counted(self, scope, receive, send):
+    global streamed
+    streamed += 1
+    await stock_call(self, scope, receive, send)
+
+
+sse_starlette.sse.EventSourceResponse.__call__ = counted
+"""
+
 # conftest's ``served``: ``with served(lambda port: cmd, cwd, env) as port:``.
 Served = Callable[[Callable[[int], list[str]], Path, dict[str, str]], AbstractContextManager[int]]
 

@@ -21,30 +21,16 @@ import pytest
 pytest.importorskip("uvicorn")
 pytest.importorskip("mcp.server.runner", reason="the mcp 2.x line")
 
-from http_pair import HEADERS, TRANSPORT_LOG, Served, body, call, pair
+from http_pair import HEADERS, STREAM_COUNTER, TRANSPORT_LOG, Served, body, call, pair
 
 APP = (
     TRANSPORT_LOG.format(level="WARNING")
+    + STREAM_COUNTER
     + """
 import asyncio
 
-import sse_starlette.sse
 from mcp.server.mcpserver import Context, MCPServer
 from starlette.responses import JSONResponse
-
-# How many responses sse-starlette's EventSourceResponse streamed (an answer written at once
-# goes out without it).
-streamed = 0
-stock_call = sse_starlette.sse.EventSourceResponse.__call__
-
-
-async def counted(self, scope, receive, send):
-    global streamed
-    streamed += 1
-    await stock_call(self, scope, receive, send)
-
-
-sse_starlette.sse.EventSourceResponse.__call__ = counted
 
 server = MCPServer("sessions", log_level="WARNING")
 

@@ -26,34 +26,22 @@ import pytest
 if not importlib.metadata.version("mcp").startswith("1."):
     pytest.skip("needs the mcp 1.x line (scripts/sdk-pairs runs it on mcp 1.30.0 and 1.26.0)", allow_module_level=True)
 
+from http_pair import STREAM_COUNTER
 from mcp_native import adapters
 
 ROOT = Path(__file__).resolve().parents[2]
 
-APP = """
+APP = (
+    STREAM_COUNTER
+    + """
 import os, sys
 from typing import Any
 sys.path.insert(0, os.environ["EXAMPLES"])
 
-import sse_starlette.sse
 from mcp.server.fastmcp import FastMCP
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from payloads import TOOLS
 from starlette.responses import JSONResponse
-
-# How many responses sse-starlette's EventSourceResponse streamed (an answer written at once
-# goes out without it).
-streamed = 0
-stock_call = sse_starlette.sse.EventSourceResponse.__call__
-
-
-async def counted(self, scope, receive, send):
-    global streamed
-    streamed += 1
-    await stock_call(self, scope, receive, send)
-
-
-sse_starlette.sse.EventSourceResponse.__call__ = counted
 
 server = FastMCP(
     "weather",
@@ -88,6 +76,7 @@ async def probe(request):
 
 app = server.streamable_http_app()
 """
+)
 
 ACCEPT = "application/json, text/event-stream"
 INIT = {
