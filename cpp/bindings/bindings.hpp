@@ -12,5 +12,7 @@ void bind_schema(pybind11::module_& m);
 void bind_wire(pybind11::module_& m);
 /// Tool results: one-pass JSON-RPC responses of tools/call.
 void bind_results(pybind11::module_& m);
+/// OutputShape: a tool's return value its output model would give back unchanged, copied.
+void bind_outputs(pybind11::module_& m);
 
 }  // namespace mcp_native::bindings

@@ -9,6 +9,7 @@ PYBIND11_MODULE(_core, m) {
   mcp_native::bindings::bind_schema(m);
   mcp_native::bindings::bind_wire(m);
   mcp_native::bindings::bind_results(m);
+  mcp_native::bindings::bind_outputs(m);
   m.def(
       "build_info",
       [] {

@@ -93,6 +93,18 @@ def mcp_tool_result(type: str, content: Any, structured: Any, mirror: bool, /) -
 
 _Model = TypeVar("_Model")
 
+class OutputShape:
+    """The exact shape of a value an output model gives back unchanged (its validation and
+    JSON-mode dump), from a spec: ``("str",)``, ``("int",)``, ``("float",)``, ``("bool",)``,
+    ``("nullable", spec)``, ``("list", spec)`` or ``("dict", ((name, required, spec), ...))``
+    with the fields in the model's order."""
+
+    def __init__(self, spec: tuple[Any, ...]) -> None: ...
+    def copy(self, value: object, /) -> Any:
+        """A copy of value (new lists and dicts) when it has the shape exactly: exact builtin
+        types, floats finite, each dict's keys its fields in order with the required ones and
+        nothing else; else None."""
+
 def model_copies(template: _Model, field: str, values: list[Any], /) -> list[_Model]:
     """``[template.model_copy(update={field: v}) for v in values]``, built natively as pydantic's
     ``__copy__`` builds each copy (``cls.__new__``, then copies of ``__dict__``, the fields set

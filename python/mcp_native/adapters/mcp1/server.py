@@ -12,7 +12,8 @@ Here, for a tool with an output schema whose return value is a dict, list, tuple
 bool, ``None``, pydantic model or dataclass (the rules of ``adapters._engines.mirror``, MCPServer's):
 
 - the output model validates and dumps the value as stock does (same coercions; on any error
-  the stock conversion runs, so that the error is stock's);
+  the stock conversion runs, so that the error is stock's), or a native copy of a value the
+  model would give back unchanged (``adapters._engines.outputs``, as on mcp 2.x);
 - the mirror has stock's blocks, each value's JSON written natively from its counterpart in
   ``structuredContent`` in pydantic-core's layout (``indent=2``): stock's text byte for byte
   for a value that already matches its model (where the model coerced or dropped something,
@@ -35,6 +36,7 @@ from typing import Any
 from mcp.shared.message import SessionMessage
 
 from .._engines.mirror import json_block, proven_result, server_mirror
+from .._engines.outputs import exact_copy
 
 # mcp 1.x's models (mypy checks this package against mcp 2.x, whose mcp.types differ).
 types: Any = importlib.import_module("mcp.types")
@@ -51,11 +53,13 @@ def convert_result(self: Any, result: Any) -> Any:
     kind = type(result)
     if output_model is None or not (kind is list or kind is tuple or kind is str or result is None or json_block(kind)):
         return stock_convert_result(self, result)  # content blocks, Image, a CallToolResult, ...
-    try:
-        validated = output_model.model_validate({"result": result} if self.wrap_output else result)
-        structured = validated.model_dump(mode="json", by_alias=True)
-    except Exception:
-        return stock_convert_result(self, result)  # stock's own error, from where stock raises it
+    value = {"result": result} if self.wrap_output else result
+    structured = exact_copy(output_model, value)  # what the model's validation and dump give back, if proven
+    if structured is None:
+        try:
+            structured = output_model.model_validate(value).model_dump(mode="json", by_alias=True)
+        except Exception:
+            return stock_convert_result(self, result)  # stock's own error, from where stock raises it
     blocks = server_mirror(result, structured, self.wrap_output, mirror_indent)
     return stock_convert_result(self, result) if blocks is None else (blocks, structured)
 

@@ -10,7 +10,10 @@ surface model) before the transport writes it.
 Here, for a tool with an output schema whose return value is a dict, list, tuple, str, number,
 bool, ``None``, pydantic model or dataclass:
 
-- the output model validates and dumps the value as stock does (same coercions, same errors);
+- the output model validates and dumps the value as stock does (same coercions, same errors),
+  or, where its core schema proves the round trip would give the value back unchanged and the
+  value is exactly of that shape, a native copy of it stands for the dump
+  (:mod:`.._engines.outputs`);
 - the mirror has stock's blocks, each value's JSON written from its counterpart in
   ``structuredContent`` by :func:`mcp_native._core.pydantic_json_text` (pydantic-core's layout
   and float spelling): what the tool returned, as the model dumped it. For a value that
@@ -34,6 +37,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
 from .._engines.mirror import json_block, proven_result, server_mirror
+from .._engines.outputs import exact_copy
 
 stock_convert_result: Callable[[Any, Any], Any] | None = None  # set by install()
 stock_serialize: Callable[..., dict[str, Any]] | None = None  # set by install()
@@ -51,15 +55,16 @@ def convert_result(self: Any, result: Any) -> Any:
         return stock_convert_result(self, result)  # content blocks, Image, Audio, ...
     value = {"result": result} if self.wrap_output else result
     output_adapter = getattr(self, "_output_adapter", None)
-    if output_adapter is None:  # mcp 2.0: the output model is a BaseModel class
+    owner = output_model if output_adapter is None else output_adapter(output_model)
+    structured = exact_copy(owner, value)  # what the model's validation and dump give back, if proven
+    if structured is None and output_adapter is None:  # mcp 2.0: the output model is a BaseModel class
         structured = output_model.model_validate(value).model_dump(mode="json", by_alias=True)
-    else:
-        adapter = output_adapter(output_model)
-        validated = adapter.validate_python(value, by_alias=True, by_name=True)
+    elif structured is None:
+        validated = owner.validate_python(value, by_alias=True, by_name=True)
         if isinstance(validated, BaseModel):
             structured = validated.model_dump(mode="json", by_alias=True)
         else:
-            structured = adapter.dump_python(validated, mode="json", by_alias=True)
+            structured = owner.dump_python(validated, mode="json", by_alias=True)
     blocks = server_mirror(result, structured, self.wrap_output, mirror_indent)
     if blocks is None:
         return stock_convert_result(self, result)
