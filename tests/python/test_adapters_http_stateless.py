@@ -25,12 +25,13 @@ import pytest
 pytest.importorskip("uvicorn")
 pytest.importorskip("mcp.server.runner", reason="the mcp 2.x line (the 1.x line has no dispatcher to run alone)")
 
-from http_pair import HEADERS, TRANSPORT_LOG, Served, body, call, pair
+from http_pair import HEADERS, STREAM_COUNTER, TRANSPORT_LOG, Served, body, call, pair
 from mcp_native import adapters
 
 # The transport's INFO lines, one per stateless request, counted in a file of their own.
 APP = (
     TRANSPORT_LOG.format(level="INFO")
+    + STREAM_COUNTER
     + """
 import asyncio, functools, logging, os
 
@@ -88,6 +89,24 @@ async def slow(ctx: Context, steps: int = 1000) -> str:
     return "done"
 
 
+gate = asyncio.Event()
+
+
+@server.tool()
+async def gated(ctx: Context, notify: bool) -> str:
+    if notify:
+        await ctx.report_progress(1, 2)
+    await gate.wait()
+    gate.clear()
+    return "released"
+
+
+@server.custom_route("/release", methods=["POST"])
+async def release(request):
+    gate.set()
+    return JSONResponse({})
+
+
 @server.custom_route("/spans", methods=["POST"])
 async def spans(request):
     finished = [
@@ -108,6 +127,11 @@ async def spans(request):
 @server.custom_route("/tasks", methods=["GET"])
 async def tasks(request):
     return JSONResponse(len(asyncio.all_tasks()))
+
+
+@server.custom_route("/streamed", methods=["GET"])
+async def streamed_responses(request):
+    return JSONResponse(streamed)
 
 
 @server.tool()
@@ -183,8 +207,8 @@ EXCHANGES: dict[str, tuple[bytes | None, dict[str, str], str]] = {
     "call, unknown tool": (call("nothing"), {}, "POST"),
     "call, no name": (body("tools/call", {"arguments": {}}), {}, "POST"),
     "notifications and progress": (call("chatty", meta={"progressToken": 7}), {}, "POST"),
-    # Past 20 ms: with SSE responses, streamed by the SDK's EventSourceResponse (the quick ones
-    # are written at once).
+    # A notification first: with SSE responses, streamed by the SDK's EventSourceResponse (an
+    # answer that comes first is written at once).
     "a slow call with progress": (call("slow", {"steps": 4}, meta={"progressToken": 8}), {}, "POST"),
     "a request to the client": (call("ask"), {}, "POST"),
     "a tool that raises": (call("fails"), {}, "POST"),
@@ -426,6 +450,44 @@ def test_with_sse_responses_a_client_gone_mid_call_cancels_it(sse_servers: tuple
         while log.read_text().count("slow cancelled") == cancelled or _tasks(port) > baseline:
             assert time.monotonic() < deadline, (port, _tasks(port), baseline)
             time.sleep(0.05)
+
+
+@pytest.mark.parametrize("notify", [False, True], ids=["answer first", "notification first"])
+def test_with_sse_responses_the_headers_come_at_once(sse_servers: tuple[int, int, Path, Path], notify: bool) -> None:
+    """As stock's, the adapted response starts at once: a client reads its headers (and a
+    notification, as it comes) while the tool still waits for the test to release it, then the
+    answer: written at once by the adapted server when it is the first message, however long it
+    took, streamed by sse-starlette's response otherwise."""
+    import socket
+
+    bodies, streamed = [], []
+    for port in sse_servers[:2]:
+        before = _request(port, "GET", "/streamed")[3]
+        data = call("gated", {"notify": notify}, meta={"progressToken": 3}, id=5)
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+            head = "".join(f"{k}: {v}\r\n" for k, v in HEADERS.items())
+            start = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{head}Content-Length: {len(data)}\r\n\r\n"
+            sock.sendall(start.encode() + data)
+            received = b""
+            while b"\r\n\r\n" not in received or (notify and b"notifications/progress" not in received):
+                chunk = sock.recv(65536)
+                assert chunk, received
+                received += chunk
+            assert received.startswith(b"HTTP/1.1 200") and b"text/event-stream" in received
+            assert b"released" not in received
+            assert _request(port, "POST", "/release")[0] == 200
+            while not received.endswith(b"0\r\n\r\n"):
+                chunk = sock.recv(65536)
+                assert chunk, received
+                received += chunk
+        events = [line for line in received.split(b"\r\n") if line.startswith(b"data: ")]
+        bodies.append([json.loads(line[6:]) for line in events])
+        after = _request(port, "GET", "/streamed")[3]
+        assert isinstance(before, int) and isinstance(after, int)
+        streamed.append(after - before)
+    assert bodies[0] == bodies[1] and len(bodies[0]) == 1 + notify, bodies
+    assert bodies[0][-1]["result"]["content"][0]["text"] == "released"
+    assert streamed == ([1, 1] if notify else [1, 0])
 
 
 @pytest.mark.parametrize("pair", ["servers", "sse_servers"])

@@ -26,8 +26,9 @@ nowhere), and the stock response's pings, when it takes over, count from then.
 Every other ``EventSourceResponse`` of the transport (the GET stream, a replay), an event store,
 DEBUG on the transport's or sse-starlette's loggers, another backend than asyncio, a
 ``_run_sse_writer`` replaced by someone else, and sse-starlette other than 3.x (whose writing this
-follows) take the stock response. The stateless one-pass path (``http_stateless``) writes its
-quick answers with :func:`answered_events`, :func:`start` and :func:`write_events` too.
+follows) take the stock response. The stateless one-pass path (``http_stateless``) answers its
+requests the same way, with :class:`Watch`, :func:`first_answer`, :func:`write_events` and
+:func:`after_start`.
 """
 
 from __future__ import annotations
@@ -48,10 +49,8 @@ from .wire import WIRE
 
 stock_event_source_response: Callable[..., Any] | None = None  # set by install()
 
-# How long the stateless one-pass path lets a request's handler take to be answered at once.
-PROMPT = 0.02
-# How long a session's request waits for its first message before the stock response takes over
-# (well within sse-starlette's first ping at 15 s, which keeps proxies from closing an idle stream).
+# How long a request waits for its first message before the stock response takes over (well
+# within sse-starlette's first ping at 15 s, which keeps proxies from closing an idle stream).
 FIRST_MESSAGE = 1.0
 # sse-starlette's logger: with DEBUG on, its response writes a line per chunk.
 SSE_LOG = logging.getLogger("sse_starlette.sse")
@@ -101,7 +100,20 @@ async def write_events(response: Any, events: list[Any], send: Any) -> None:
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-def _after_start(send: Any) -> Any:
+async def first_answer(response: Any, answered: asyncio.Future[bool], transport: Any, reader: Any, send: Any) -> Any:
+    """``response``'s start sent at once, then, if the request's first message (settled by its
+    :class:`Watch` within ``FIRST_MESSAGE``) is its answer, the events up to it from ``reader``;
+    else None: the stock response streams it, its start dropped (:func:`after_start`)."""
+    timer = asyncio.get_running_loop().call_later(FIRST_MESSAGE, _settle, answered)
+    try:
+        await start(response, send)  # at once, as the stock response starts
+        answered_first = await answered
+    finally:
+        timer.cancel()
+    return await answered_events(transport, reader) if answered_first else None
+
+
+def after_start(send: Any) -> Any:
     """``send`` for a response whose start went out already: the start it sends is dropped."""
     started = False
 
@@ -115,7 +127,7 @@ def _after_start(send: Any) -> Any:
     return rest
 
 
-class _Watch:
+class Watch:
     """The send side of a request's stream, as the transport's router and cleanup use it: its
     first message settles ``answered``, True if it is the request's answer, False if not (a
     notification or a request, to be streamed as it comes); closing it settles it False."""
@@ -155,20 +167,14 @@ class _Prompt:
             await self.response(scope, receive, send)  # stock writes debug lines this path skips
             return
         request_id, sse_writer, reader = self.request_id, self.sse_writer, self.reader
-        timer = asyncio.get_running_loop().call_later(FIRST_MESSAGE, _settle, self.answered)
         try:
-            await start(self.response, send)  # at once, as the stock response starts
-            try:
-                answered = await self.answered
-            finally:
-                timer.cancel()
-            events = await answered_events(self.transport, reader) if answered else None
+            events = await first_answer(self.response, self.answered, self.transport, reader, send)
         except BaseException:  # cancelled before the answer is written: what _run_sse_writer's end cleans
             with anyio.CancelScope(shield=True):
                 await self._end(request_id, sse_writer, reader)
             raise
         if events is None:  # the stock response streams it, after the start that went out
-            await self.response(scope, receive, _after_start(send))
+            await self.response(scope, receive, after_start(send))
             return
         try:
             await write_events(self.response, events, send)
@@ -242,5 +248,5 @@ def event_source_response(*args: Any, **kwargs: Any) -> Any:
     if streams is None or streams[1] is not reader:
         return response
     answered: asyncio.Future[bool] = loop.create_future()
-    requests[request_id] = (_Watch(streams[0], answered), reader)
+    requests[request_id] = (Watch(streams[0], answered), reader)
     return _Prompt(response, post, answered)

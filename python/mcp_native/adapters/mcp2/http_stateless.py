@@ -76,7 +76,7 @@ from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 
-from .._engines.http_sse import PROMPT, SSE_LINE, SSE_LOG, answered_events, start, write_events
+from .._engines.http_sse import SSE_LINE, SSE_LOG, Watch, after_start, first_answer, write_events
 from .._patching.patch import is_sdk_function
 
 stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
@@ -308,16 +308,13 @@ class _Router:
     it answers or relates to, as the transport's ``message_router`` sends it (a stateless
     transport has no event store and no GET stream: anything else is dropped, as there)."""
 
-    def __init__(self, streams: dict[str, Any], request_id: str) -> None:
+    def __init__(self, streams: dict[str, Any]) -> None:
         self.streams = streams
-        self.request_id = request_id
-        self.answered = False  # the request's answer is in its stream
 
     async def send(self, item: SessionMessage) -> None:
         message, metadata = item.message, item.metadata
         if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
             target = str(message.id)
-            self.answered = self.answered or target == self.request_id
         elif isinstance(metadata, ServerMessageMetadata) and metadata.related_request_id is not None:
             target = str(metadata.related_request_id)
         else:
@@ -337,36 +334,47 @@ async def _stream(
     ``EventSourceResponse`` and ``_run_sse_writer``), each written to the request's stream by the
     handler as it comes rather than through the transport's streams and router; once the
     response ends (answered, or the client gone) a handler still running is cancelled, as stock's
-    teardown cancels it. A handler answered within ``PROMPT`` has its response written at once:
-    the same headers and events, each in a body message of its own as ``EventSourceResponse``
-    sends them, without its task group (sse-starlette's tasks per response cost a weather call
-    more than the rest of the one pass); its headers go out when it is answered rather than when
-    it starts, and a client gone in that time is noticed after it."""
+    teardown cancels it. As a session's request (``_engines.http_sse``), the response starts at
+    once, and if the request's first message is its answer, that is written at once: the same
+    events, each in a body message of its own as ``EventSourceResponse`` sends them, without its
+    task group (sse-starlette's tasks per response cost a weather call more than the rest of the
+    one pass); a client gone before then is noticed after it."""
     request_id = str(message.id)
     streams = transport._request_streams
-    streams[request_id] = anyio.create_memory_object_stream[Any](_transport.REQUEST_STREAM_BUFFER_SIZE)
-    router = _Router(streams, request_id)
+    writer, reader = anyio.create_memory_object_stream[Any](_transport.REQUEST_STREAM_BUFFER_SIZE)
+    prompt = SSE_LINE and not SSE_LOG.isEnabledFor(logging.DEBUG)
+    answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+    streams[request_id] = (Watch(writer, answered), reader) if prompt else (writer, reader)
     handler_scope = anyio.CancelScope()
-    handler = _start(message, transport, request, runner, router, handler_scope)
+    handler = _start(message, transport, request, runner, _Router(streams), handler_scope)
     try:
-        done, _ = await asyncio.wait((handler,), timeout=PROMPT)
-        quick = done and router.answered and SSE_LINE and not SSE_LOG.isEnabledFor(logging.DEBUG)
-        events = await answered_events(transport, streams[request_id][1]) if quick else None
-        if events is not None:
-            try:
-                response = _sse_response(content=())
-                await start(response, send)
-                await write_events(response, events, send)
-            except Exception:  # as stock's transport logs a failed SSE response
-                _transport.logger.exception("SSE response error")
-            finally:
-                await transport._clean_up_memory_streams(request_id)
+        if prompt:
+            await _stream_at_once(transport, request_id, answered, reader, scope, receive, send)
         else:
             await _stream_as_stock(transport, request_id, scope, receive, send)
     finally:
         handler_scope.cancel()
         with anyio.CancelScope(shield=True):
             await handler
+
+
+async def _stream_at_once(
+    transport: Any, request_id: str, answered: Any, reader: Any, scope: Any, receive: Any, send: Any
+) -> None:
+    """The request's answer written at once if it comes first, else streamed as stock streams it
+    after the start that went out."""
+    response = _sse_response(content=())
+    try:
+        events = await first_answer(response, answered, transport, reader, send)
+        if events is not None:
+            await write_events(response, events, send)
+    except Exception:  # as stock's transport logs a failed SSE response
+        _transport.logger.exception("SSE response error")
+        events = []
+    if events is None:
+        await _stream_as_stock(transport, request_id, scope, receive, after_start(send))
+    else:
+        await transport._clean_up_memory_streams(request_id)
 
 
 def _sse_response(**kwargs: Any) -> Any:
