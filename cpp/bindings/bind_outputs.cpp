@@ -1,5 +1,6 @@
 // Output shapes: a tool's return value that already is what its pydantic output model gives
-// back (validated, then dumped in JSON mode) is copied here instead.
+// back (validated, then dumped in JSON mode; or serialized to JSON and parsed back) is copied
+// here instead.
 //
 // Exact Python types are the point: pydantic's lax mode turns 1 into 1.0 under a float, 1.0
 // into 1 under an int, a tuple into a list and a typed dict's keys into the model's order, so a
@@ -17,7 +18,7 @@
 namespace mcp_native::bindings {
 namespace {
 
-enum class ShapeKind : std::uint8_t { Str, Int, Float, Bool, Nullable, List, Dict };
+enum class ShapeKind : std::uint8_t { Str, Text, Int, Float, Bool, Nullable, List, Dict };
 
 struct ShapeField {
   PyObject* key;  // str, owned
@@ -45,6 +46,13 @@ PyObject* copy(const std::vector<ShapeNode>& nodes, std::uint32_t at, PyObject* 
   const ShapeNode& n = nodes[at];
   switch (n.kind) {
     case ShapeKind::Str: return Py_IS_TYPE(o, &PyUnicode_Type) ? Py_NewRef(o) : nullptr;
+    case ShapeKind::Text:  // a str UTF-8 can encode (no lone surrogate), as JSON text must
+      if (!Py_IS_TYPE(o, &PyUnicode_Type)) return nullptr;
+      if (PyUnicode_AsUTF8AndSize(o, nullptr) == nullptr) {
+        PyErr_Clear();
+        return nullptr;
+      }
+      return Py_NewRef(o);
     case ShapeKind::Int: return Py_IS_TYPE(o, &PyLong_Type) ? Py_NewRef(o) : nullptr;
     case ShapeKind::Float:
       return Py_IS_TYPE(o, &PyFloat_Type) && std::isfinite(PyFloat_AS_DOUBLE(o)) ? Py_NewRef(o) : nullptr;
@@ -96,8 +104,11 @@ std::uint32_t read_spec(std::vector<ShapeNode>& nodes, PyObject* spec, int depth
     throw pybind11::type_error("OutputShape: a spec is a tuple starting with its kind");
   const std::string kind = pybind11::cast<std::string>(PyTuple_GET_ITEM(spec, 0));
   const Py_ssize_t size = PyTuple_GET_SIZE(spec);
-  static const std::pair<const char*, ShapeKind> leaves[] = {
-      {"str", ShapeKind::Str}, {"int", ShapeKind::Int}, {"float", ShapeKind::Float}, {"bool", ShapeKind::Bool}};
+  static const std::pair<const char*, ShapeKind> leaves[] = {{"str", ShapeKind::Str},
+                                                             {"text", ShapeKind::Text},
+                                                             {"int", ShapeKind::Int},
+                                                             {"float", ShapeKind::Float},
+                                                             {"bool", ShapeKind::Bool}};
   for (const auto& [name, leaf] : leaves)
     if (kind == name && size == 1) {
       nodes.push_back(ShapeNode{leaf});

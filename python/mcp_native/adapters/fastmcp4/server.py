@@ -29,7 +29,7 @@ from typing import Any, get_args
 from fastmcp.exceptions import ToolError
 from fastmcp.tools.base import ToolResult, _serialize_to_jsonable
 from fastmcp.utilities.prefab import is_prefab_app, is_prefab_component
-from fastmcp.utilities.types import Audio, File, Image
+from fastmcp.utilities.types import Audio, File, Image, get_cached_typeadapter
 from mcp_types import CallToolResult, ContentBlock
 from pydantic import BaseModel
 
@@ -37,6 +37,7 @@ from ..._core import pydantic_json_text
 from ...errors import SchemaError
 from .._engines import validation as _validation
 from .._engines.mirror import fastmcp_tool_result
+from .._engines.outputs import exact_copy
 
 logger = logging.getLogger("mcp_native.adapters")
 
@@ -88,7 +89,7 @@ def _convert(self: Any, raw_value: Any) -> Any:
     if not _plain(raw_value):
         return stock_convert_result(self, raw_value)
     try:
-        structured = _serialize_to_jsonable(raw_value, self.return_type)
+        structured = _serialized(raw_value, self.return_type)
         # Stock's _convert_to_content of the serialized value: no block for None and [], a
         # string as it is, anything else pydantic-core's compact JSON.
         if structured is None or structured == []:
@@ -100,6 +101,21 @@ def _convert(self: Any, raw_value: Any) -> Any:
     result = fastmcp_tool_result(ToolResult, texts, structured, self.output_schema)
     # None: no structured object (stock's refusal, or no structured content) or no block to mark.
     return stock_convert_result(self, raw_value) if result is None else result
+
+
+def _serialized(raw: Any, annotation: Any) -> Any:
+    """``_serialize_to_jsonable(raw, annotation)``: a native copy of ``raw`` where the
+    annotation's core schema proves that its JSON serialization, parsed back, is ``raw``
+    (``adapters._engines.outputs``), else stock's."""
+    if isinstance(annotation, type) and isinstance(raw, dict):  # a typed dict's value
+        try:
+            owner = get_cached_typeadapter(annotation)
+        except Exception:  # stock's serializer falls back to Any's, which is not walked
+            owner = None
+        copied = None if owner is None else exact_copy(owner, raw, serialized=True)
+        if copied is not None:
+            return copied
+    return _serialize_to_jsonable(raw, annotation)
 
 
 def _run_now(coro: Any) -> tuple[bool, Any]:
