@@ -165,7 +165,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
     before = _targets()
     _tested_with(monkeypatch, sdk_versions, "mcp", "mcp.client.stdio:_drain_stdout")
     with pytest.warns(
-        RuntimeWarning, match=r"mcp 9\.9\.9: 13 of 14 groups \(stock: stdio-client; see python -m mcp_native doctor\)"
+        RuntimeWarning, match=r"mcp 9\.9\.9: 14 of 15 groups \(stock: stdio-client; see python -m mcp_native doctor\)"
     ):
         report = adapters.install()
     assert report.stock == ["stdio-client"]
@@ -184,7 +184,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
 
 def test_an_untested_fastmcp_leaves_mcp_patched(monkeypatch: pytest.MonkeyPatch, sdk_versions: dict[str, str]) -> None:
     _tested_with(monkeypatch, sdk_versions, "fastmcp", "fastmcp.tools.base:_serialize_to_jsonable", "4.9.0")
-    line = f"mcp {sdk_versions['mcp']}: 14 of 14 groups; fastmcp 4.9.0: 2 of 3 groups"
+    line = f"mcp {sdk_versions['mcp']}: 15 of 15 groups; fastmcp 4.9.0: 2 of 3 groups"
     with pytest.warns(RuntimeWarning, match=re.escape(line)):
         report = adapters.install()
     assert report.stock == ["fastmcp-results"]

@@ -219,6 +219,37 @@ GROUPS: tuple[GroupSpec, ...] = (
         _WIRE,
     ),
     GroupSpec(
+        "http-modern-sse",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP (2026-07-28), SSE responses: the request without a task group, stream or scope",
+        (
+            Target(
+                _MANAGER,
+                "handle_modern_request",
+                f"{__name__}.http_modern",
+                "handle_modern_request",
+                "stock_handle_modern_request",
+                holds=f"{_HTTP_MODERN}:handle_modern_request",  # imported by name
+            ),
+        ),
+        (
+            # The function this one follows step by step, its caller, and what it calls.
+            f"{_HTTP_MODERN}:handle_modern_request",
+            f"{_MANAGER}:StreamableHTTPSessionManager._handle_request",
+            f"{_HTTP_MODERN}:_SingleExchangeDispatchContext",
+            f"{_HTTP_MODERN}:_to_jsonrpc_response",
+            f"{_HTTP_MODERN}:_acknowledge_notification",
+            f"{_HTTP_MODERN}:_mcp_param_rejection",
+            f"{_HTTP_MODERN}:_is_notification_shaped",
+            f"{_HTTP_MODERN}:_write_rejection",
+            "mcp.server.runner:serve_one",
+            "mcp.shared.inbound:classify_inbound_request",
+            "mcp.shared.inbound:find_duplicated_routing_header",
+        ),
+    ),
+    GroupSpec(
         "http-modern-bodies",
         "mcp",
         "HTTP",
