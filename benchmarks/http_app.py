@@ -2,7 +2,7 @@
 and ``tests/python/test_http_reliability.py``: an ASGI app for uvicorn, gunicorn, granian or
 hypercorn, chosen by the environment.
 
-    HTTP_APP=mcpserver|lowlevel|fastmcp|fastmcp1|minimcp HTTP_RESPONSE=json|sse \\
+    HTTP_APP=mcpserver|lowlevel|fastmcp|fastmcp1|minimcp HTTP_RESPONSE=json|sse [HTTP_TOOLS=async] \\
         HTTP_STATE=stateful|stateless|stateless-2025|flow|flow-sessions uvicorn --app-dir benchmarks http_app:app [--workers N]
 
 Stock as written; adapted with ``MCP_NATIVE_ADAPTERS=1`` in the environment (every worker). The
@@ -14,6 +14,7 @@ pid, resident memory and number of asyncio tasks.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import sys
 from pathlib import Path
@@ -25,6 +26,21 @@ from payloads import TOOLS
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+
+
+def _coroutine(tool: Any) -> Any:
+    """``tool`` as a coroutine function of the same signature: served without the worker-thread
+    hop a sync tool takes (``HTTP_TOOLS=async``; bench_http_floor.py)."""
+
+    @functools.wraps(tool)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        return tool(*args, **kwargs)
+
+    return run
+
+
+if os.environ.get("HTTP_TOOLS") == "async":
+    TOOLS = tuple(_coroutine(tool) for tool in TOOLS)
 FRAMEWORK = os.environ.get("HTTP_APP", "mcpserver")
 JSON_RESPONSE = os.environ.get("HTTP_RESPONSE", "json") == "json"
 # "flow" (bench_http's session per call) is a stateless server too: each call's client does the
