@@ -27,7 +27,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 
-
 def _coroutine(tool: Any) -> Any:
     """``tool`` as a coroutine function of the same signature: served without the worker-thread
     hop a sync tool takes (``HTTP_TOOLS=async``; bench_http_floor.py)."""
