@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -45,6 +47,63 @@ async def counted(self, scope, receive, send):
 sse_starlette.sse.EventSourceResponse.__call__ = counted
 """
 
+# Put after an app's ``server`` (an MCPServer): the tools the HTTP tests share. ``log`` is
+# TRANSPORT_LOG's; ``/release`` lets ``gated`` answer.
+TOOLS = """
+import asyncio
+
+from mcp.server.mcpserver import Context
+from starlette.responses import JSONResponse
+
+
+@server.tool()
+async def chatty(ctx: Context) -> str:
+    await ctx.info("working")
+    await ctx.report_progress(1, 2, "half")
+    return "done"
+
+
+@server.tool()
+async def quiet(seconds: float) -> str:
+    await asyncio.sleep(seconds)
+    return "slept"
+
+
+@server.tool()
+async def slow(ctx: Context, steps: int = 1000) -> str:
+    try:
+        for i in range(steps):
+            await ctx.report_progress(i, steps)
+            await asyncio.sleep(0.01)
+    except asyncio.CancelledError:
+        log.warning("slow cancelled")
+        raise
+    return "done"
+
+
+gate = asyncio.Event()
+
+
+@server.tool()
+async def gated(ctx: Context, notify: bool = False) -> str:
+    if notify:
+        await ctx.report_progress(1, 2)
+    await gate.wait()
+    gate.clear()
+    return "released"
+
+
+@server.custom_route("/release", methods=["POST"])
+async def release(request):
+    gate.set()
+    return JSONResponse({})
+
+
+@server.tool()
+def fails() -> str:
+    raise ValueError("it failed")
+"""
+
 # conftest's ``served``: ``with served(lambda port: cmd, cwd, env) as port:``.
 Served = Callable[[Callable[[int], list[str]], Path, dict[str, str]], AbstractContextManager[int]]
 
@@ -80,3 +139,35 @@ def pair(
         served(uvicorn, tmp_path, {**stock_env, "LOG_FILE": str(adapted_log), adapters.ENVIRONMENT: "1"}) as adapted,
     ):
         yield stock, adapted, stock_log, adapted_log
+
+
+def post_raw(port: int, data: bytes, headers: dict[str, str]) -> socket.socket:
+    """A POST sent on a connection of its own: what the caller reads of the answer, and when it
+    drops the connection, is its own."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    start = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{head}Content-Length: {len(data)}\r\n\r\n"
+    sock.sendall(start.encode() + data)
+    return sock
+
+
+def read_until(sock: socket.socket, done: Callable[[bytes], bool], received: bytes = b"") -> bytes:
+    """What the server sent on ``sock``, read until ``done`` of it (the connection open)."""
+    while not done(received):
+        chunk = sock.recv(65536)
+        assert chunk, received
+        received += chunk
+    return received
+
+
+def drop_mid_call(port: int, log: Path, data: bytes, headers: dict[str, str], tasks: Callable[[], int]) -> None:
+    """POSTs ``data`` (a call of ``slow`` asking for progress), drops the connection after three
+    progress notifications, then waits (10 s at most) for ``slow`` to log its cancellation and
+    for the server's tasks (``tasks()``) to be back to their count before."""
+    baseline, cancelled = tasks(), log.read_text().count("slow cancelled")
+    with post_raw(port, data, headers) as sock:
+        read_until(sock, lambda received: received.count(b"notifications/progress") >= 3)
+    deadline = time.monotonic() + 10
+    while log.read_text().count("slow cancelled") == cancelled or tasks() > baseline:
+        assert time.monotonic() < deadline, (tasks(), baseline)
+        time.sleep(0.05)

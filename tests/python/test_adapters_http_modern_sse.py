@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import http.client
 import json
-import socket
-import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,17 +19,16 @@ import pytest
 pytest.importorskip("uvicorn")
 pytest.importorskip("mcp.server._streamable_http_modern", reason="the 2026-07-28 path of mcp 2.x")
 
-from http_pair import TRANSPORT_LOG, Served, pair
+from http_pair import TOOLS, TRANSPORT_LOG, Served, drop_mid_call, pair
 from mcp_native import adapters
 
 APP = (
     TRANSPORT_LOG.format(level="WARNING")
     + """
-import asyncio, logging
+import logging
 
 import mcp.server._streamable_http_modern as modern
-from mcp.server.mcpserver import Context, MCPServer
-from starlette.responses import JSONResponse
+from mcp.server.mcpserver import MCPServer
 
 modern._SSE_PING_INTERVAL = 0.3  # the window and the pings, shortened for the test
 server = MCPServer("modern", log_level="WARNING")
@@ -41,35 +39,9 @@ def weather(city: str) -> dict:
     return {"city": city, "temperature": 21.5}
 
 
-@server.tool()
-async def chatty(ctx: Context) -> str:
-    await ctx.info("working")
-    await ctx.report_progress(1, 2, "half")
-    return "done"
-
-
-@server.tool()
-async def quiet(seconds: float) -> str:
-    await asyncio.sleep(seconds)
-    return "slept"
-
-
-@server.tool()
-async def slow(ctx: Context) -> str:
-    try:
-        for i in range(1000):
-            await ctx.report_progress(i, 1000)
-            await asyncio.sleep(0.01)
-    except asyncio.CancelledError:
-        log.warning("slow cancelled")
-        raise
-    return "done"
-
-
-@server.tool()
-def fails() -> str:
-    raise ValueError("it failed")
-
+"""
+    + TOOLS
+    + """
 
 @server.tool()
 async def path() -> str:
@@ -212,22 +184,8 @@ def _tasks(port: int) -> int:
 
 def test_a_client_gone_mid_call_cancels_the_handler(servers: tuple[int, int, Path, Path]) -> None:
     for port, log in (servers[0], servers[2]), (servers[1], servers[3]):
-        baseline = _tasks(port)
-        cancelled = log.read_text().count("slow cancelled")
         data = _call("slow", meta={"progressToken": 1})
-        with socket.create_connection(("127.0.0.1", port)) as sock:
-            head = "".join(f"{k}: {v}\r\n" for k, v in {**HEADERS, **_tool_headers("slow")}.items())
-            start = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{head}Content-Length: {len(data)}\r\n\r\n"
-            sock.sendall(start.encode() + data)
-            received = b""
-            while received.count(b"notifications/progress") < 3:
-                chunk = sock.recv(65536)
-                assert chunk, received
-                received += chunk
-        deadline = time.monotonic() + 10
-        while log.read_text().count("slow cancelled") == cancelled or _tasks(port) > baseline:
-            assert time.monotonic() < deadline, (port, _tasks(port), baseline)
-            time.sleep(0.05)
+        drop_mid_call(port, log, data, {**HEADERS, **_tool_headers("slow")}, partial(_tasks, port))
 
 
 def test_many_calls_at_once_are_each_answered_once(servers: tuple[int, int, Path, Path]) -> None:

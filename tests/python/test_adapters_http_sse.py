@@ -21,16 +21,13 @@ import pytest
 pytest.importorskip("uvicorn")
 pytest.importorskip("mcp.server.runner", reason="the mcp 2.x line")
 
-from http_pair import HEADERS, STREAM_COUNTER, TRANSPORT_LOG, Served, body, call, pair
+from http_pair import HEADERS, STREAM_COUNTER, TOOLS, TRANSPORT_LOG, Served, body, call, pair
 
 APP = (
     TRANSPORT_LOG.format(level="WARNING")
     + STREAM_COUNTER
     + """
-import asyncio
-
-from mcp.server.mcpserver import Context, MCPServer
-from starlette.responses import JSONResponse
+from mcp.server.mcpserver import MCPServer
 
 server = MCPServer("sessions", log_level="WARNING")
 
@@ -40,39 +37,9 @@ def weather(city: str) -> dict:
     return {"city": city, "temperature": 21.5}
 
 
-@server.tool()
-async def chatty(ctx: Context) -> str:
-    await ctx.info("working")
-    await ctx.report_progress(1, 2, "half")
-    return "done"
-
-
-@server.tool()
-async def quiet(seconds: float) -> str:
-    await asyncio.sleep(seconds)
-    return "slept"
-
-
-gate = asyncio.Event()
-
-
-@server.tool()
-async def gated() -> str:
-    await gate.wait()
-    gate.clear()
-    return "released"
-
-
-@server.custom_route("/release", methods=["POST"])
-async def release(request):
-    gate.set()
-    return JSONResponse({})
-
-
-@server.tool()
-def fails() -> str:
-    raise ValueError("it failed")
-
+"""
+    + TOOLS
+    + """
 
 @server.custom_route("/stats", methods=["GET"])
 async def stats(request):

@@ -17,6 +17,7 @@ import json
 import logging
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,19 @@ import pytest
 pytest.importorskip("uvicorn")
 pytest.importorskip("mcp.server.runner", reason="the mcp 2.x line (the 1.x line has no dispatcher to run alone)")
 
-from http_pair import HEADERS, STREAM_COUNTER, TRANSPORT_LOG, Served, body, call, pair
+from http_pair import (
+    HEADERS,
+    STREAM_COUNTER,
+    TOOLS,
+    TRANSPORT_LOG,
+    Served,
+    body,
+    call,
+    drop_mid_call,
+    pair,
+    post_raw,
+    read_until,
+)
 from mcp_native import adapters
 
 # The transport's INFO lines, one per stateless request, counted in a file of their own.
@@ -65,47 +78,14 @@ def weather(city: str) -> Weather:
 
 
 @server.tool()
-async def chatty(ctx: Context) -> str:
-    await ctx.info("working")
-    await ctx.report_progress(1, 2, "half")
-    return "done"
-
-
-@server.tool()
 async def ask(ctx: Context) -> str:
     answer = await ctx.elicit("name?", schema=Weather)
     return str(answer)
 
 
-@server.tool()
-async def slow(ctx: Context, steps: int = 1000) -> str:
-    try:
-        for i in range(steps):
-            await ctx.report_progress(i, steps)
-            await asyncio.sleep(0.01)
-    except asyncio.CancelledError:
-        log.warning("slow cancelled")
-        raise
-    return "done"
-
-
-gate = asyncio.Event()
-
-
-@server.tool()
-async def gated(ctx: Context, notify: bool) -> str:
-    if notify:
-        await ctx.report_progress(1, 2)
-    await gate.wait()
-    gate.clear()
-    return "released"
-
-
-@server.custom_route("/release", methods=["POST"])
-async def release(request):
-    gate.set()
-    return JSONResponse({})
-
+"""
+    + TOOLS
+    + """
 
 @server.custom_route("/spans", methods=["POST"])
 async def spans(request):
@@ -132,11 +112,6 @@ async def tasks(request):
 @server.custom_route("/streamed", methods=["GET"])
 async def streamed_responses(request):
     return JSONResponse(streamed)
-
-
-@server.tool()
-def fails() -> str:
-    raise ValueError("it failed")
 
 
 @server.tool()
@@ -429,27 +404,10 @@ def _tasks(port: int) -> int:
 
 
 def test_with_sse_responses_a_client_gone_mid_call_cancels_it(sse_servers: tuple[int, int, Path, Path]) -> None:
-    import socket
-
     for port, log in (sse_servers[0], sse_servers[2]), (sse_servers[1], sse_servers[3]):
         # sse-starlette starts a watcher task with its first streamed response, kept for the process.
         assert _request(port, "POST", "/mcp", call("slow", {"steps": 5}))[0] == 200
-        baseline = _tasks(port)
-        cancelled = log.read_text().count("slow cancelled")
-        data = call("slow", meta={"progressToken": 1})
-        with socket.create_connection(("127.0.0.1", port)) as sock:
-            head = "".join(f"{k}: {v}\r\n" for k, v in HEADERS.items())
-            start = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{head}Content-Length: {len(data)}\r\n\r\n"
-            sock.sendall(start.encode() + data)
-            received = b""
-            while received.count(b"notifications/progress") < 3:
-                chunk = sock.recv(65536)
-                assert chunk, received
-                received += chunk
-        deadline = time.monotonic() + 10
-        while log.read_text().count("slow cancelled") == cancelled or _tasks(port) > baseline:
-            assert time.monotonic() < deadline, (port, _tasks(port), baseline)
-            time.sleep(0.05)
+        drop_mid_call(port, log, call("slow", meta={"progressToken": 1}), HEADERS, partial(_tasks, port))
 
 
 @pytest.mark.parametrize("notify", [False, True], ids=["answer first", "notification first"])
@@ -458,28 +416,15 @@ def test_with_sse_responses_the_headers_come_at_once(sse_servers: tuple[int, int
     notification, as it comes) while the tool still waits for the test to release it, then the
     answer: written at once by the adapted server when it is the first message, however long it
     took, streamed by sse-starlette's response otherwise."""
-    import socket
-
     bodies, streamed = [], []
     for port in sse_servers[:2]:
         before = _request(port, "GET", "/streamed")[3]
-        data = call("gated", {"notify": notify}, meta={"progressToken": 3}, id=5)
-        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
-            head = "".join(f"{k}: {v}\r\n" for k, v in HEADERS.items())
-            start = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{head}Content-Length: {len(data)}\r\n\r\n"
-            sock.sendall(start.encode() + data)
-            received = b""
-            while b"\r\n\r\n" not in received or (notify and b"notifications/progress" not in received):
-                chunk = sock.recv(65536)
-                assert chunk, received
-                received += chunk
+        with post_raw(port, call("gated", {"notify": notify}, meta={"progressToken": 3}, id=5), HEADERS) as sock:
+            received = read_until(sock, lambda r: b"\r\n\r\n" in r and (not notify or b"notifications/progress" in r))
             assert received.startswith(b"HTTP/1.1 200") and b"text/event-stream" in received
             assert b"released" not in received
             assert _request(port, "POST", "/release")[0] == 200
-            while not received.endswith(b"0\r\n\r\n"):
-                chunk = sock.recv(65536)
-                assert chunk, received
-                received += chunk
+            received = read_until(sock, lambda r: r.endswith(b"0\r\n\r\n"), received)
         events = [line for line in received.split(b"\r\n") if line.startswith(b"data: ")]
         bodies.append([json.loads(line[6:]) for line in events])
         after = _request(port, "GET", "/streamed")[3]
