@@ -2,7 +2,7 @@
 
 # --- JSON codec ---------------------------------------------------------------------------------
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, final
 from typing import Any as _Any
 
 from typing_extensions import disjoint_base
@@ -93,6 +93,7 @@ def mcp_tool_result(type: str, content: Any, structured: Any, mirror: bool, /) -
 
 _Model = TypeVar("_Model")
 
+@final
 class OutputShape:
     """The exact shape of a value an output model gives back unchanged (its validation and
     JSON-mode dump), from a spec: ``("str",)``, ``("int",)``, ``("float",)``, ``("bool",)``,

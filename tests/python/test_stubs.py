@@ -24,8 +24,8 @@ from mcp_native import _core, jsonrpc, sse
 
 STUB = Path(mcp_native.__file__).with_name("_core.pyi")
 
-# Entry points whose result is genuinely any JSON value.
-ANY_RETURNS = {"loads"}
+# Entry points whose result is genuinely any JSON value (or None: OutputShape.copy).
+ANY_RETURNS = {"loads", "OutputShape.copy"}
 
 
 def test_stubtest_core() -> None:
@@ -96,6 +96,7 @@ CALLS: dict[str, Callable[[], Any]] = {
     "ResponseWriter.encode_response": lambda: _writer().encode_response(1, 3),
     "mcp_tool_result": lambda: _core.mcp_tool_result("text", None, {"a": 1}, True),
     "model_copies": lambda: _core.model_copies(Block(text=""), "text", ["a"]),
+    "OutputShape.copy": lambda: _core.OutputShape(("dict", (("a", True, ("int",)),))).copy({"a": 1}),
     # Registers the classes jsonrpc and sse registered already.
     "_jsonrpc_set_types": lambda: _core._jsonrpc_set_types(
         jsonrpc.Request, jsonrpc.Notification, jsonrpc.Response, jsonrpc.ErrorResponse, jsonrpc.Invalid
