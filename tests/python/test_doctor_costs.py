@@ -101,7 +101,38 @@ listing_app = listing.streamable_http_app(json_response=True, stateless_http=Tru
 looked_up = Server("looked-up", on_list_tools=list_tools, get_tool_input_schema=lambda name: None)
 looked_up_app = looked_up.streamable_http_app(json_response=True, stateless_http=True)
 fast = FastMCP("fast")
+
+
+@fast.tool
+def fast_sync() -> str:
+    return "x"
+
+
+@fast.tool(run_in_thread=False)
+def fast_inline() -> str:
+    return "x"
+
+
 app = fast.http_app(json_response=False, stateless_http=True)
+tooled = MCPServer("tooled", log_level="WARNING")
+
+
+@tooled.tool()
+def blocking() -> str:
+    return "x"
+
+
+@tooled.tool()
+async def waiting() -> str:
+    return "x"
+
+
+@lean.tool()
+async def quick() -> str:
+    return "x"
+
+
+tooled_app = tooled.streamable_http_app(json_response=True, stateless_http=True)
 
 if __name__ == "__main__":
     sys.exit("the main block ran")
@@ -133,7 +164,7 @@ def test_doctor_names_what_an_app_it_imports_costs(tmp_path: Path) -> None:
             server = line[len(target) :].split(")", 1)[0].removeprefix(" (")
             by_server.setdefault(server, []).append(line)
         # Each app's own costs, nothing for the lean ones, nothing served, no main block run.
-        assert sorted(by_server) == ["fast", "listing", "streamed"], mine
+        assert sorted(by_server) == ["fast", "listing", "streamed", "tooled"], mine
         assert [line.split(") ", 1)[1][:40] for line in by_server["streamed"]] == [
             "answers each POST as an SSE stream (json",
             "keeps a session for each client (statele",
@@ -142,8 +173,13 @@ def test_doctor_names_what_an_app_it_imports_costs(tmp_path: Path) -> None:
         assert "pass stateless_http=True" in by_server["streamed"][1]
         (listing,) = by_server["listing"]
         assert "low-level Server without get_tool_input_schema" in listing and "0.26" in listing
-        (fast,) = by_server["fast"]  # fastmcp builds its manager at start: read from the app
+        fast, fast_sync = by_server["fast"]  # fastmcp builds its manager at start: read from the app
         assert "SSE stream" in fast
+        # The sync tools, by name (not the async ones, nor fastmcp's run_in_thread=False), with the setting.
+        assert "runs 1 sync tool (fast_sync) in a worker thread" in fast_sync and "run_in_thread=False" in fast_sync
+        (tooled,) = by_server["tooled"]
+        assert "runs 1 sync tool (blocking) in a worker thread" in tooled and "async def" in tooled
+        assert "46-80 µs" in tooled and "run_in_thread" not in tooled
         assert not [line for line in lines if "logs at INFO" in line]  # every server at WARNING
         assert "the main block ran" not in run.stderr
 
