@@ -53,6 +53,7 @@ TOOLS = """
 import asyncio
 
 from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
 from starlette.responses import JSONResponse
 
 
@@ -101,7 +102,9 @@ async def release(request):
 
 @server.tool()
 def fails() -> str:
-    raise ValueError("it failed")
+    # A ToolError is logged at INFO: a crash's traceback, rendered by rich at ERROR, can take
+    # longer than a second on a loaded machine, past which a session's SSE answer is streamed.
+    raise ToolError("it failed")
 """
 
 # conftest's ``served``: ``with served(lambda port: cmd, cwd, env) as port:``.
