@@ -4,11 +4,13 @@ transport's log in a file of its own."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import socket
 import sys
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -48,7 +50,7 @@ sse_starlette.sse.EventSourceResponse.__call__ = counted
 """
 
 # Put after an app's ``server`` (an MCPServer): the tools the HTTP tests share. ``log`` is
-# TRANSPORT_LOG's; ``/release`` lets ``gated`` answer.
+# TRANSPORT_LOG's; ``/release`` lets ``gated`` answer; ``/tasks`` counts the server's tasks.
 TOOLS = """
 import asyncio
 
@@ -100,6 +102,11 @@ async def release(request):
     return JSONResponse({})
 
 
+@server.custom_route("/tasks", methods=["GET"])
+async def tasks(request):
+    return JSONResponse(len(asyncio.all_tasks()))
+
+
 @server.tool()
 def fails() -> str:
     # A ToolError is logged at INFO: a crash's traceback, rendered by rich at ERROR, can take
@@ -144,6 +151,26 @@ def pair(
         yield stock, adapted, stock_log, adapted_log
 
 
+def exchange(
+    port: int, method: str, path: str = "/mcp", data: bytes | None = None, headers: dict[str, str] | None = None
+) -> tuple[int, str | None, str | None, bytes]:
+    """One request on a connection of its own (``HEADERS`` unless ``headers``): the status, the
+    content type, the session header and the raw body."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request(method, path, body=data, headers=HEADERS if headers is None else headers)
+        response = conn.getresponse()
+        raw = response.read()
+        return response.status, response.getheader("content-type"), response.getheader("mcp-session-id"), raw
+    finally:
+        conn.close()
+
+
+def json_body(kind: str | None, raw: bytes) -> object:
+    """A body's JSON where it has JSON, else its bytes."""
+    return json.loads(raw) if kind == "application/json" and raw else raw
+
+
 def post_raw(port: int, data: bytes, headers: dict[str, str]) -> socket.socket:
     """A POST sent on a connection of its own: what the caller reads of the answer, and when it
     drops the connection, is its own."""
@@ -163,14 +190,22 @@ def read_until(sock: socket.socket, done: Callable[[bytes], bool], received: byt
     return received
 
 
-def drop_mid_call(port: int, log: Path, data: bytes, headers: dict[str, str], tasks: Callable[[], int]) -> None:
+def tasks(port: int) -> int:
+    """How many tasks the server (an app with TOOLS) has."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/tasks", timeout=30) as response:
+        count = json.load(response)
+    assert isinstance(count, int)
+    return count
+
+
+def drop_mid_call(port: int, log: Path, data: bytes, headers: dict[str, str]) -> None:
     """POSTs ``data`` (a call of ``slow`` asking for progress), drops the connection after three
     progress notifications, then waits (10 s at most) for ``slow`` to log its cancellation and
-    for the server's tasks (``tasks()``) to be back to their count before."""
-    baseline, cancelled = tasks(), log.read_text().count("slow cancelled")
+    for the server's tasks to be back to their count before."""
+    baseline, cancelled = tasks(port), log.read_text().count("slow cancelled")
     with post_raw(port, data, headers) as sock:
         read_until(sock, lambda received: received.count(b"notifications/progress") >= 3)
     deadline = time.monotonic() + 10
-    while log.read_text().count("slow cancelled") == cancelled or tasks() > baseline:
-        assert time.monotonic() < deadline, (tasks(), baseline)
+    while log.read_text().count("slow cancelled") == cancelled or tasks(port) > baseline:
+        assert time.monotonic() < deadline, (tasks(port), baseline)
         time.sleep(0.05)

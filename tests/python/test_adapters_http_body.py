@@ -6,19 +6,17 @@ byte) to well-formed calls and to bodies ``mcp_native.loads`` reads, refuses or 
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
 
 pytest.importorskip("mcp")
 pytest.importorskip("uvicorn")
 
+from http_pair import Served, exchange, json_body
 from mcp_native import adapters
 
 APP = """
@@ -95,21 +93,10 @@ BODIES = {
 }
 
 
-# conftest's ``served``: ``with served(lambda port: cmd, cwd, env) as port:``.
-Served = Callable[[Callable[[int], list[str]], Path, dict[str, str]], AbstractContextManager[int]]
-
-
 def _request(port: int, method: str, path: str, body: bytes | None = None) -> tuple[int, str | None, object]:
     """Status, content type, and the body's JSON (its bytes if it has none)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        conn.request(method, path, body=body, headers=HEADERS if body is not None else {})
-        response = conn.getresponse()
-        data = response.read()
-        kind = response.getheader("content-type")
-        return response.status, kind, json.loads(data) if kind == "application/json" else data
-    finally:
-        conn.close()
+    status, kind, _, raw = exchange(port, method, path, body, HEADERS if body is not None else {})
+    return status, kind, json_body(kind, raw)
 
 
 @pytest.fixture(scope="module")

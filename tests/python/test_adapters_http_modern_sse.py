@@ -7,10 +7,8 @@ group; a client gone mid-call cancels the handler and leaves no task behind on b
 
 from __future__ import annotations
 
-import http.client
 import json
 from collections.abc import Iterator
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +17,7 @@ import pytest
 pytest.importorskip("uvicorn")
 pytest.importorskip("mcp.server._streamable_http_modern", reason="the 2026-07-28 path of mcp 2.x")
 
-from http_pair import TOOLS, TRANSPORT_LOG, Served, drop_mid_call, pair
+from http_pair import TOOLS, TRANSPORT_LOG, Served, drop_mid_call, exchange, json_body, pair
 from mcp_native import adapters
 
 APP = (
@@ -47,11 +45,6 @@ def weather(city: str) -> dict:
 async def path() -> str:
     # Which function runs the handler: stock's task group's, or the adapted one's task.
     return asyncio.current_task().get_coro().__qualname__
-
-
-@server.custom_route("/tasks", methods=["GET"])
-async def tasks(request):
-    return JSONResponse(len(asyncio.all_tasks()))
 
 
 @server.custom_route("/debug", methods=["POST"])
@@ -114,24 +107,15 @@ def _request(
 ) -> tuple[int, str | None, object]:
     """Status, content type, and the body: its JSON, the events of a stream (each one's JSON, or
     "ping"), or its bytes."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        conn.request(method, path, body=data, headers={**HEADERS, **(headers or {})})
-        response = conn.getresponse()
-        raw = response.read()
-        kind = response.getheader("content-type")
-        parsed: object = raw
-        if kind == "application/json" and raw:
-            parsed = json.loads(raw)
-        elif kind == "text/event-stream":
-            parsed = [
-                "ping" if event.startswith(b": ping") else json.loads(event.split(b"data: ", 1)[1])
-                for event in raw.split(b"\r\n\r\n")
-                if event
-            ]
-        return response.status, kind, parsed
-    finally:
-        conn.close()
+    status, kind, _, raw = exchange(port, method, path, data, {**HEADERS, **(headers or {})})
+    if kind == "text/event-stream":
+        events = [
+            "ping" if event.startswith(b": ping") else json.loads(event.split(b"data: ", 1)[1])
+            for event in raw.split(b"\r\n\r\n")
+            if event
+        ]
+        return status, kind, events
+    return status, kind, json_body(kind, raw)
 
 
 @pytest.fixture(scope="module")
@@ -176,16 +160,10 @@ def test_debug_on_the_modules_logger_takes_the_stock_function(servers: tuple[int
     assert _path(adapted) == "_respond.<locals>.run_handler"
 
 
-def _tasks(port: int) -> int:
-    count = _request(port, "GET", "/tasks")[2]
-    assert isinstance(count, int)
-    return count
-
-
 def test_a_client_gone_mid_call_cancels_the_handler(servers: tuple[int, int, Path, Path]) -> None:
     for port, log in (servers[0], servers[2]), (servers[1], servers[3]):
         data = _call("slow", meta={"progressToken": 1})
-        drop_mid_call(port, log, data, {**HEADERS, **_tool_headers("slow")}, partial(_tasks, port))
+        drop_mid_call(port, log, data, {**HEADERS, **_tool_headers("slow")})
 
 
 def test_many_calls_at_once_are_each_answered_once(servers: tuple[int, int, Path, Path]) -> None:

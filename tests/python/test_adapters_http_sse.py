@@ -21,7 +21,7 @@ import pytest
 pytest.importorskip("uvicorn")
 pytest.importorskip("mcp.server.runner", reason="the mcp 2.x line")
 
-from http_pair import HEADERS, STREAM_COUNTER, TOOLS, TRANSPORT_LOG, Served, body, call, pair
+from http_pair import HEADERS, STREAM_COUNTER, TOOLS, TRANSPORT_LOG, Served, body, call, exchange, pair
 
 APP = (
     TRANSPORT_LOG.format(level="WARNING")
@@ -72,18 +72,7 @@ def _request(
     headers = dict(HEADERS)
     if session is not None:
         headers.update({"Mcp-Session-Id": session, "MCP-Protocol-Version": VERSION})
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        conn.request(method, path, body=data, headers=headers)
-        response = conn.getresponse()
-        return (
-            response.status,
-            response.getheader("content-type"),
-            response.getheader("mcp-session-id"),
-            response.read(),
-        )
-    finally:
-        conn.close()
+    return exchange(port, method, path, data, headers)
 
 
 def _session(port: int) -> tuple[str, bytes]:

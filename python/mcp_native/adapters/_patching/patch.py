@@ -122,6 +122,29 @@ def is_sdk_function(obj: Any, module: str, qualname: str) -> bool:
     )
 
 
+class SdkSteps:
+    """The SDK's functions that a replacement runs in stock's place or calls by name, each
+    ``(holder, attribute, module, qualname)``: :meth:`intact` says whether every one is still
+    the SDK's own (someone else's wrapper, or a test's replacement, sends the call to the stock
+    path), proven again only once one of them changes."""
+
+    def __init__(self, *steps: tuple[Any, str, str, str]) -> None:
+        self._steps = steps
+        self._proven: tuple[Any, ...] = ()
+
+    def intact(self) -> bool:
+        current = tuple(
+            holder.__dict__.get(name) if isinstance(holder, type) else getattr(holder, name, None)
+            for holder, name, _, _ in self._steps
+        )
+        if current == self._proven:
+            return True
+        if all(is_sdk_function(obj, m, q) for obj, (_, _, m, q) in zip(current, self._steps, strict=True)):
+            self._proven = current
+            return True
+        return False
+
+
 @dataclass
 class Patch:
     """``module.attribute`` (``attribute`` is "name" or "Class.name") replaced by the object

@@ -38,24 +38,22 @@ from typing import Any
 import anyio
 from mcp.server import _streamable_http_modern as _modern
 
-from .._patching.patch import is_sdk_function
+from .._patching.patch import SdkSteps
 
 stock_handle_modern_request: Callable[..., Any] | None = None  # set by install()
 
 # What the stock function runs that this one calls from the module (each still the SDK's).
-_STEPS = ("_to_jsonrpc_response", "_acknowledge_notification", "_mcp_param_rejection", "_is_notification_shaped")
-_proven: tuple[Any, ...] = ()
-
-
-def _stock_steps() -> bool:
-    global _proven
-    current = tuple(getattr(_modern, name, None) for name in _STEPS)
-    if current == _proven:
-        return True
-    if all(is_sdk_function(fn, _modern.__name__, name) for fn, name in zip(current, _STEPS, strict=True)):
-        _proven = current
-        return True
-    return False
+_STEPS = SdkSteps(
+    *(
+        (_modern, name, _modern.__name__, name)
+        for name in (
+            "_to_jsonrpc_response",
+            "_acknowledge_notification",
+            "_mcp_param_rejection",
+            "_is_notification_shaped",
+        )
+    )
+)
 
 
 class _Sink:
@@ -103,7 +101,7 @@ async def handle_modern_request(
 ) -> None:
     """ASGI handler for a single stateless-era POST."""
     assert stock_handle_modern_request is not None
-    if json_response or _modern.logger.isEnabledFor(logging.DEBUG) or not _stock_steps():
+    if json_response or _modern.logger.isEnabledFor(logging.DEBUG) or not _STEPS.intact():
         await stock_handle_modern_request(app, security_settings, json_response, lifespan_state, scope, receive, send)
         return
     try:

@@ -77,7 +77,7 @@ from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 
 from .._engines.http_sse import SSE_LINE, SSE_LOG, Watch, after_start, first_answer, write_events
-from .._patching.patch import is_sdk_function
+from .._patching.patch import SdkSteps
 
 stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
 
@@ -88,8 +88,8 @@ _SSE = _transport.CONTENT_TYPE_SSE
 # The loggers of the stock path: with DEBUG on any of them, stock writes lines this one skips.
 _LOGGERS = tuple(logging.getLogger(m.__name__) for m in (_manager, _transport, _dispatcher_module, _runner))
 
-# What the stock path runs that this one does not: (holder, attribute, module, qualname) of each.
-_SKIPPED = (
+# What the stock path runs that this one does not.
+_SKIPPED = SdkSteps(
     (_Transport, "connect", _transport.__name__, "StreamableHTTPServerTransport.connect"),
     (_Transport, "handle_request", _transport.__name__, "StreamableHTTPServerTransport.handle_request"),
     (_Transport, "_handle_post_request", _transport.__name__, "StreamableHTTPServerTransport._handle_post_request"),
@@ -98,24 +98,6 @@ _SKIPPED = (
     (_manager, "serve_connection", _runner.__name__, "serve_connection"),
     (_runner, "serve_connection", _runner.__name__, "serve_connection"),
 )
-_proven: tuple[Any, ...] = ()
-
-
-def _held(holder: Any, name: str) -> Any:
-    return holder.__dict__.get(name) if isinstance(holder, type) else getattr(holder, name, None)
-
-
-def _stock_path_is_the_sdks() -> bool:
-    """Whether every function the stock path runs and this one skips is still the SDK's own
-    (checked again only when one of them is replaced)."""
-    global _proven
-    current = tuple(_held(holder, name) for holder, name, _, _ in _SKIPPED)
-    if current == _proven:
-        return True
-    if all(is_sdk_function(obj, m, q) for obj, (_, _, m, q) in zip(current, _SKIPPED, strict=True)):
-        _proven = current
-        return True
-    return False
 
 
 def _one_pass() -> bool:
@@ -125,7 +107,7 @@ def _one_pass() -> bool:
         asyncio.get_running_loop()
     except RuntimeError:  # another backend (trio)
         return False
-    return _stock_path_is_the_sdks()
+    return _SKIPPED.intact()
 
 
 class _Answer:
