@@ -66,6 +66,7 @@ TESTS = [
     "tests/python/test_adapters.py",
     "tests/python/test_adapters_lowlevel.py",
     "tests/python/test_adapters_results.py",
+    "tests/python/test_adapters_fastmcp_lookup.py",
     "tests/python/test_adapters_stdio_client.py",
     "tests/python/test_adapters_stdio_reading.py",
     "tests/python/test_adapters_support.py",
@@ -76,6 +77,7 @@ TESTS_1X = [
     "tests/python/test_adapters_mcp1.py",
     "tests/python/test_adapters_mcp1_stdio.py",
     "tests/python/test_adapters_mcp1_http.py",
+    "tests/python/test_adapters_fastmcp_lookup.py",
     "tests/python/test_adapters_stdio_reading.py",
     "tests/python/test_adapters_otel.py",
 ]

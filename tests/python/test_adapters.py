@@ -481,8 +481,9 @@ assert transport.stdio_server is stdio.stdio_server
 assert client_transport.stdio_client is mcp_stdio_client.stdio_client
 import fastmcp.tools.base, fastmcp.server.providers.aggregate
 from mcp_native.adapters.fastmcp4 import server as fastmcp_server
+from mcp_native.adapters._engines import lookup
 assert fastmcp.tools.base.Tool.convert_result is fastmcp_server.convert_result
-assert fastmcp.server.providers.aggregate.AggregateProvider._get_tool is fastmcp_server.get_tool
+assert fastmcp.server.providers.aggregate.AggregateProvider._get_tool is lookup.get_tool
 adapters.uninstall()
 assert transport.stdio_server is mcp.server.stdio.stdio_server is stdio.stock_stdio_server
 assert client_transport.stdio_client is mcp.client.stdio.stdio_client is mcp_stdio_client.stock_stdio_client

@@ -108,3 +108,37 @@ def http_sse_group(suffix: str, wire: tuple[str, ...], line: int | None = None) 
         ),
         line=line,
     )
+
+
+def fastmcp_lookup_group(suffix: str, line: int | None = None) -> GroupSpec:
+    """fastmcp's tool lookup (``lookup``), the same code on fastmcp 3.x and 4.x."""
+    return GroupSpec(
+        f"fastmcp-lookup{suffix}",
+        "fastmcp",
+        "server results",
+        ("server",),
+        "fastmcp tool lookup: a server's own tools found in the calling task, without a task group",
+        (
+            Target(
+                "fastmcp.server.providers.aggregate",
+                "AggregateProvider._get_tool",
+                f"{__name__}.lookup",
+                "get_tool",
+                "stock_get_tool",
+            ),
+        ),
+        (
+            "fastmcp.server.providers.aggregate:AggregateProvider.__init__",
+            "fastmcp.server.providers.aggregate:AggregateProvider._get_highest_version_result",
+            "fastmcp.utilities.async_utils:gather",
+            "fastmcp.server.providers.base:Provider.__init__",
+            "fastmcp.server.providers.base:Provider.transforms",
+            "fastmcp.server.providers.base:Provider.get_tool",
+            "fastmcp.server.providers.base:hashed_lookup_target",
+            "fastmcp.server.providers.local_provider.local_provider:LocalProvider._get_tool",
+            "fastmcp.server.server:_SchemaCacheLocalProvider",
+            "fastmcp.utilities.versions:VersionSpec.matches",
+            "fastmcp.utilities.versions:version_sort_key",
+        ),
+        line=line,
+    )

@@ -1,8 +1,10 @@
 """fastmcp 3.x (on mcp 1.x): what mcp-native changes in fastmcp itself (its servers' transports
-and the session's writes go through mcp 1.x's groups, ``adapters.mcp1``)."""
+and the session's writes go through mcp 1.x's groups, ``adapters.mcp1``; the tool lookup is
+4.x's, ``adapters._engines.lookup``)."""
 
 from __future__ import annotations
 
+from .._engines import fastmcp_lookup_group
 from .._patching.spec import GroupSpec, Target
 
 _TOOLS = "fastmcp.tools.base"
@@ -33,4 +35,5 @@ GROUPS: tuple[GroupSpec, ...] = (
         ),
         line=3,
     ),
+    fastmcp_lookup_group("-3x", line=3),
 )

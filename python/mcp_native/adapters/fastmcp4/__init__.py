@@ -3,6 +3,7 @@ results also go through mcp 2.x's groups, ``adapters.mcp2``)."""
 
 from __future__ import annotations
 
+from .._engines import fastmcp_lookup_group
 from .._patching.spec import GroupSpec, Target
 
 _TOOLS = "fastmcp.tools.base"
@@ -33,35 +34,7 @@ GROUPS: tuple[GroupSpec, ...] = (
         ),
         settings=("mode",),
     ),
-    GroupSpec(
-        "fastmcp-lookup",
-        "fastmcp",
-        "server results",
-        ("server",),
-        "fastmcp tool lookup: a server's own tools found in the calling task, without a task group",
-        (
-            Target(
-                "fastmcp.server.providers.aggregate",
-                "AggregateProvider._get_tool",
-                f"{__name__}.server",
-                "get_tool",
-                "stock_get_tool",
-            ),
-        ),
-        (
-            "fastmcp.server.providers.aggregate:AggregateProvider.__init__",
-            "fastmcp.server.providers.aggregate:AggregateProvider._get_highest_version_result",
-            "fastmcp.utilities.async_utils:gather",
-            "fastmcp.server.providers.base:Provider.__init__",
-            "fastmcp.server.providers.base:Provider.transforms",
-            "fastmcp.server.providers.base:Provider.get_tool",
-            "fastmcp.server.providers.base:hashed_lookup_target",
-            "fastmcp.server.providers.local_provider.local_provider:LocalProvider._get_tool",
-            "fastmcp.server.server:_SchemaCacheLocalProvider",
-            "fastmcp.utilities.versions:VersionSpec.matches",
-            "fastmcp.utilities.versions:version_sort_key",
-        ),
-    ),
+    fastmcp_lookup_group(""),
     GroupSpec(
         "fastmcp-client-data",
         "fastmcp",
