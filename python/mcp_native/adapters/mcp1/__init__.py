@@ -6,6 +6,8 @@ from .._engines import http_responses_group, http_sse_group, stdio_client_group,
 from .._patching.spec import GroupSpec, Target
 
 _LOWLEVEL = "mcp.server.lowlevel.server"
+_MANAGER = "mcp.server.streamable_http_manager"
+_HTTP = "mcp.server.streamable_http"
 _FUNC_METADATA_1X = "mcp.server.fastmcp.utilities.func_metadata"
 # The same models as mcp 2.x's (``adapters.mcp2``) in mcp.types, each message wrapped in the
 # JSONRPCMessage root model.
@@ -103,6 +105,61 @@ GROUPS: tuple[GroupSpec, ...] = (
     ),
     http_responses_group("-1x", "", _WIRE_1X, line=1),
     http_sse_group("-1x", _WIRE_1X, line=1),
+    GroupSpec(
+        "http-one-pass-1x",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP: a stateless request answered in JSON in one pass, without a transport loop",
+        (
+            Target(
+                _MANAGER,
+                "StreamableHTTPSessionManager._handle_stateless_request",
+                f"{__name__}.http_one_pass",
+                "handle_stateless_request",
+                "stock_handle_stateless_request",
+            ),
+        ),
+        (
+            # The caller, and the manager's state the request reads.
+            f"{_MANAGER}:StreamableHTTPSessionManager._handle_request",
+            f"{_MANAGER}:StreamableHTTPSessionManager.__init__",
+            f"{_MANAGER}:StreamableHTTPSessionManager.run",
+            # The transport: what stock's POST runs, and the parts of it this path calls.
+            f"{_HTTP}:StreamableHTTPServerTransport.__init__",
+            f"{_HTTP}:StreamableHTTPServerTransport.connect",
+            f"{_HTTP}:StreamableHTTPServerTransport.handle_request",
+            f"{_HTTP}:StreamableHTTPServerTransport._handle_request",
+            f"{_HTTP}:StreamableHTTPServerTransport._handle_post_request",
+            f"{_HTTP}:StreamableHTTPServerTransport._check_accept_headers",
+            f"{_HTTP}:StreamableHTTPServerTransport._check_content_type",
+            f"{_HTTP}:StreamableHTTPServerTransport._validate_request_headers",
+            f"{_HTTP}:StreamableHTTPServerTransport._validate_session",
+            f"{_HTTP}:StreamableHTTPServerTransport._validate_protocol_version",
+            f"{_HTTP}:StreamableHTTPServerTransport._create_json_response",
+            f"{_HTTP}:StreamableHTTPServerTransport._create_error_response",
+            f"{_HTTP}:StreamableHTTPServerTransport.terminate",
+            f"{_HTTP}:MCP_PROTOCOL_VERSION_HEADER",
+            "mcp.shared.version:SUPPORTED_PROTOCOL_VERSIONS",
+            "mcp.types:DEFAULT_NEGOTIATED_VERSION",
+            # What Server.run and the session's receive loop do with the request.
+            f"{_LOWLEVEL}:Server.__init__",
+            f"{_LOWLEVEL}:Server.run",
+            f"{_LOWLEVEL}:Server._handle_message",
+            f"{_LOWLEVEL}:lifespan",
+            "mcp.server.session:ServerSession.__init__",
+            "mcp.server.session:ServerSession._receive_loop",
+            "mcp.server.session:ServerSession._received_request",
+            "mcp.shared.session:BaseSession.__init__",
+            "mcp.shared.session:BaseSession.__aexit__",
+            "mcp.shared.session:BaseSession._receive_loop",
+            "mcp.shared.session:RequestResponder.__init__",
+            "mcp.shared.message:ServerMessageMetadata",
+            "mcp.types:ClientRequest",
+            *_WIRE_1X,
+        ),
+        line=1,
+    ),
     GroupSpec(
         "client-validation-1x",
         "mcp",

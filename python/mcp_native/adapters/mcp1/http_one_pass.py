@@ -1,0 +1,232 @@
+"""mcp 1.x: a stateless Streamable HTTP request answered in JSON, in one pass.
+
+Stock, ``StreamableHTTPSessionManager._handle_stateless_request`` builds a transport for every
+POST and starts a task in the manager's task group that connects it (four memory streams and a
+message-router task in a task group of its own) and runs ``Server.run`` over it: the server's
+lifespan entered, a ``ServerSession`` whose receive loop is a task of its own in another task
+group, and a task group in which the message the loop hands over through one more memory stream
+is handled in a task of its own. The transport parses the body, hands the message to that loop,
+waits on a stream of its own for the answer the router routes there, writes it, and is
+terminated. For an adapted FastMCP 1.x weather call (mcp 1.30.0, in process) that machinery is
+about two thirds of the CPU.
+
+Here, for a server whose ``run`` is the low-level ``Server.run`` (FastMCP 1.x's server and a
+low-level ``Server``; fastmcp 3.x overrides it) in JSON response mode, a POST holding one request
+is served as ``Server.run`` and the session's receive loop serve it, without the streams, the
+router, the loops and their tasks: the transport is built as stock builds it and checks the
+request with its own code (the security settings, ``Accept``, ``Content-Type``); the body is
+parsed and validated as the transport and the session's receive loop validate it; then, in a
+task started from a copy of the request's context (as stock's task is), the server's lifespan is
+entered, a ``ServerSession`` built (stateless, the server's initialization options), the request
+handed to the session's own ``_received_request`` (which answers ``initialize``) and then to the
+server's own ``_handle_message`` (the handler, its errors, its warnings), as the receive loop and
+``Server.run`` hand it over. The session's write stream keeps the request's answer and drops the
+rest, as the router and stock's JSON-mode POST drop it (what the handler notifies goes nowhere:
+a JSON body carries only the response); once the answer is written the transport is terminated
+(its INFO line "Terminating session: None" included), after which the session's writes fail as
+on stock's closed stream. The answer is written when it comes; the request ends once the task
+has left the session and the lifespan.
+
+Everything else takes the stock path, the body handed back to it where it was read: SSE
+responses, notifications, responses, batches, ``GET``, ``DELETE``, a body the transport's parser
+or the session's validation refuses, a protocol version header stock refuses (stock answers
+each), a server with a ``run`` of its own or with task support, DEBUG on the loggers of the
+stock path (it writes lines this path does not pass through), a function of the stock path
+replaced by someone else (OpenTelemetry's instrumentation wraps the transport's ``connect``), a
+backend other than asyncio. Where the request is cancelled (the server shutting down), the
+transport is terminated and the task cancelled, as 1.30's stock path does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import logging
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from http import HTTPStatus
+from typing import Any
+
+import anyio
+from mcp import types
+from mcp.server import streamable_http as _transport
+from mcp.server import streamable_http_manager as _manager
+from mcp.server.lowlevel import server as _lowlevel
+from mcp.server.session import ServerSession
+from mcp.shared.message import ServerMessageMetadata
+from mcp.shared.session import BaseSession, RequestResponder
+from pydantic import ValidationError
+from starlette.requests import Request
+
+from .._patching.patch import SdkSteps
+
+stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
+
+_Transport = _transport.StreamableHTTPServerTransport
+_Server = _lowlevel.Server
+
+# The loggers of the stock path: with DEBUG on any of them, stock writes lines this one skips.
+_LOGGERS = tuple(logging.getLogger(m.__name__) for m in (_manager, _transport, _lowlevel))
+
+# What the stock path runs that this one does not.
+_SKIPPED = SdkSteps(
+    (_Transport, "connect", _transport.__name__, "StreamableHTTPServerTransport.connect"),
+    (_Transport, "handle_request", _transport.__name__, "StreamableHTTPServerTransport.handle_request"),
+    (_Transport, "_handle_request", _transport.__name__, "StreamableHTTPServerTransport._handle_request"),
+    (_Transport, "_handle_post_request", _transport.__name__, "StreamableHTTPServerTransport._handle_post_request"),
+    (_Server, "run", _lowlevel.__name__, "Server.run"),
+    (ServerSession, "_receive_loop", ServerSession.__module__, "ServerSession._receive_loop"),
+    (BaseSession, "_receive_loop", BaseSession.__module__, "BaseSession._receive_loop"),
+)
+
+
+def _one_pass(app: Any) -> bool:
+    if any(lg.isEnabledFor(logging.DEBUG) for lg in _LOGGERS):
+        return False
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # another backend (trio)
+        return False
+    handlers = app._experimental_handlers
+    if handlers is not None and handlers.task_support is not None:
+        return False
+    return type(app).run is _Server.run and _SKIPPED.intact()
+
+
+def _replayed(body: bytes, receive: Any) -> Any:
+    """``receive`` for the stock path after the body was read: the body once, then the rest."""
+    sent = False
+
+    async def replay() -> Any:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+def _request(body: bytes, headers: Any) -> tuple[types.JSONRPCRequest, types.ClientRequest] | None:
+    """The POST's request, as the transport parses it and the session's receive loop validates
+    it, where stock would hand it to the session; None for anything else."""
+    try:
+        message = types.JSONRPCMessage.model_validate(json.loads(body))
+    except (ValueError, ValidationError):  # stock's parse error or envelope error
+        return None
+    root = message.root
+    if not isinstance(root, types.JSONRPCRequest):
+        return None
+    if root.method != "initialize":  # the transport's protocol version check (stateless: no session)
+        version = headers.get(_transport.MCP_PROTOCOL_VERSION_HEADER, _transport.DEFAULT_NEGOTIATED_VERSION)
+        if version not in _transport.SUPPORTED_PROTOCOL_VERSIONS:
+            return None
+    try:
+        validated = types.ClientRequest.model_validate(root.model_dump(by_alias=True, mode="json", exclude_none=True))
+    except ValidationError:  # stock's receive loop logs it and answers -32602
+        return None
+    return root, validated
+
+
+class _Answer:
+    """The session's write stream: the first answer to the request resolves ``answer``; the rest
+    is dropped, as stock's router and JSON-mode POST drop it. Closed with the transport, as stock's
+    write stream is."""
+
+    def __init__(self, request_id: Any) -> None:
+        self.key = str(request_id)
+        self.answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.closed = False
+
+    async def send(self, item: Any) -> None:
+        if self.closed:
+            raise anyio.ClosedResourceError
+        root = item.message.root
+        is_answer = isinstance(root, types.JSONRPCResponse | types.JSONRPCError) and str(root.id) == self.key
+        if is_answer and not self.answer.done():
+            self.answer.set_result(item.message)
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+async def _serve(
+    app: Any, root: types.JSONRPCRequest, request: types.ClientRequest, metadata: Any, out: _Answer
+) -> None:
+    """``Server.run`` and the session's receive loop, for the one request."""
+    try:
+        async with AsyncExitStack() as stack:
+            lifespan_context = await stack.enter_async_context(app.lifespan(app))
+            session = ServerSession(None, out, app.create_initialization_options(), stateless=True)  # type: ignore[arg-type]
+            # The session's exit, without its receive loop: what it holds closed, the loop's
+            # stream to the server included.
+            stack.push_async_callback(session._incoming_message_stream_writer.aclose)
+            stack.push_async_callback(session._exit_stack.aclose)
+            responder = RequestResponder(
+                request_id=root.id,
+                request_meta=request.root.params.meta if request.root.params else None,
+                request=request,
+                session=session,
+                on_complete=lambda r: session._in_flight.pop(r.request_id, None),
+                message_metadata=metadata,
+            )
+            session._in_flight[responder.request_id] = responder
+            await session._received_request(responder)
+            if not responder._completed:
+                await app._handle_message(responder, session, lifespan_context, False)
+    except Exception:
+        _manager.logger.exception("Stateless session crashed")
+    finally:
+        if not out.answer.done():
+            out.answer.set_result(None)
+
+
+async def handle_stateless_request(self: Any, scope: Any, receive: Any, send: Any) -> None:
+    """Process request in stateless mode - creating a new transport for each request."""
+    assert stock_handle_stateless_request is not None
+    if not (self.json_response and scope.get("method") == "POST" and _one_pass(self.app)):
+        await stock_handle_stateless_request(self, scope, receive, send)
+        return
+    transport = _Transport(
+        mcp_session_id=None,
+        is_json_response_enabled=True,
+        event_store=None,
+        security_settings=self.security_settings,
+    )
+    request = Request(scope, receive)
+    checks_pass = (
+        await transport._security.validate_request(request, is_post=True) is None
+        and transport._check_accept_headers(request)[0]
+        and transport._check_content_type(request)
+    )
+    if not checks_pass:  # stock answers it (nothing is read yet)
+        await stock_handle_stateless_request(self, scope, receive, send)
+        return
+    body = await request.body()
+    parsed = _request(body, request.headers)
+    if parsed is None:
+        await stock_handle_stateless_request(self, scope, _replayed(body, receive), send)
+        return
+    out = _Answer(parsed[0].id)
+    metadata = ServerMessageMetadata(request_context=request)
+    serve = _serve(self.app, *parsed, metadata, out)
+    task = contextvars.copy_context().run(asyncio.get_running_loop().create_task, serve)
+    try:
+        answer = await out.answer
+        if answer is None:  # stock's answer when the request's stream ends without a response
+            _transport.logger.error("No response message received before stream closed")
+            response = transport._create_error_response(
+                "Error processing request: No response received", HTTPStatus.INTERNAL_SERVER_ERROR
+            )
+        else:
+            response = transport._create_json_response(answer)
+        await response(scope, receive, send)
+    except BaseException:
+        task.cancel()  # as stock's teardown cancels the handler of a request cancelled
+        raise
+    finally:
+        with anyio.CancelScope(shield=True):
+            out.closed = True
+            await transport.terminate()
+    await task  # the handler's end, the session's and the lifespan's exits
