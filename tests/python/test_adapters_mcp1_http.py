@@ -26,27 +26,41 @@ import pytest
 if not importlib.metadata.version("mcp").startswith("1."):
     pytest.skip("needs the mcp 1.x line (scripts/sdk-pairs runs it on mcp 1.30.0 and 1.26.0)", allow_module_level=True)
 
-from http_pair import STREAM_COUNTER
+from http_pair import STREAM_COUNTER, TRANSPORT_LOG, exchange, json_body
 from mcp_native import adapters
 
 ROOT = Path(__file__).resolve().parents[2]
 
 APP = (
-    STREAM_COUNTER
+    TRANSPORT_LOG.format(level="INFO")
+    + STREAM_COUNTER
     + """
-import os, sys
+import asyncio, contextlib, contextvars, os, sys
 from typing import Any
 sys.path.insert(0, os.environ["EXAMPLES"])
 
 from mcp.server.fastmcp import FastMCP
 from mcp.server.streamable_http import StreamableHTTPServerTransport
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from payloads import TOOLS
 from starlette.responses import JSONResponse
+
+lifespans = 0  # the server's lifespan, entered per stateless request as stock enters it
+caller = contextvars.ContextVar("caller", default="unset")  # set by the app's middleware
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app):
+    global lifespans
+    lifespans += 1
+    yield {}
+
 
 server = FastMCP(
     "weather",
     json_response=os.environ["KIND"] == "json",
     stateless_http=os.environ["STATE"] == "stateless",
+    lifespan=lifespan,
 )
 for tool in TOOLS:
     server.tool()(tool)
@@ -67,14 +81,34 @@ def fails() -> str:
     raise ValueError("no such city: Zürich")
 
 
+@server.tool()
+def context() -> str:
+    # What the handler sees: the middleware's context variable, and the coroutine its task runs.
+    return f"{caller.get()} {asyncio.current_task().get_coro().__qualname__}"
+
+
 @server.custom_route("/probe", methods=["GET"])
 async def probe(request):
     writer = StreamableHTTPServerTransport._create_json_response
     options = type(server._mcp_server).create_initialization_options
-    return JSONResponse({"writer": writer.__module__, "options": options.__module__, "streamed": streamed})
+    stateless = StreamableHTTPSessionManager._handle_stateless_request
+    return JSONResponse(
+        {
+            "writer": writer.__module__,
+            "options": options.__module__,
+            "stateless": stateless.__module__,
+            "streamed": streamed,
+            "lifespans": lifespans,
+        }
+    )
 
 
-app = server.streamable_http_app()
+starlette_app = server.streamable_http_app()
+
+
+async def app(scope, receive, send):
+    caller.set("the request's")
+    await starlette_app(scope, receive, send)
 """
 )
 
@@ -104,8 +138,10 @@ Answer = tuple[int, str | None, bytes | list[bytes]]
 class Client:
     """One HTTP client of the server on ``port``, with the session it is given."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, log: Path | None = None, mode: str = "") -> None:
         self.port = port
+        self.log = log  # the transport's log lines (INFO)
+        self.mode = mode  # the fixture's: "json stateless", ...
         self.session: str | None = None
 
     def post(self, message: dict[str, Any]) -> Answer:
@@ -159,21 +195,26 @@ def servers(
     def uvicorn(port: int) -> list[str]:
         return [sys.executable, "-m", "uvicorn", "http1_app:app", "--port", str(port), "--log-level", "warning"]
 
+    logs = tmp_path / "stock.log", tmp_path / "adapted.log"
     with (
-        served(uvicorn, tmp_path, env) as stock,
-        served(uvicorn, tmp_path, {**env, adapters.ENVIRONMENT: "1"}) as adapted,
+        served(uvicorn, tmp_path, {**env, "LOG_FILE": str(logs[0])}) as stock,
+        served(uvicorn, tmp_path, {**env, "LOG_FILE": str(logs[1]), adapters.ENVIRONMENT: "1"}) as adapted,
     ):
         assert probe(stock) == {
             "writer": "mcp.server.streamable_http",
             "options": "mcp.server.lowlevel.server",
+            "stateless": "mcp.server.streamable_http_manager",
             "streamed": 0,
+            "lifespans": 0,
         }
         assert probe(adapted) == {
             "writer": "mcp_native.adapters._engines.http",
             "options": "mcp_native.adapters.mcp1.init_options",
+            "stateless": "mcp_native.adapters.mcp1.http_one_pass",
             "streamed": 0,
+            "lifespans": 0,
         }
-        clients = Client(stock), Client(adapted)
+        clients = Client(stock, logs[0], request.param), Client(adapted, logs[1], request.param)
         if state == "session":
             for client in clients:
                 client.handshake()
@@ -213,6 +254,68 @@ def test_the_initialize_answers_match(servers: tuple[Client, Client]) -> None:
     message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT}
     a, b = Client(stock.port).post(message), Client(adapted.port).post(message)
     assert a == b and a[0] == 200
+
+
+def test_a_stateless_json_request_is_served_in_one_pass(servers: tuple[Client, Client]) -> None:
+    """Group ``http-one-pass-1x``: the handler runs in the adapted server's task (in JSON mode,
+    stateless), from the request's context as stock's; the lifespan is entered and the transport
+    terminated (its log line) once per request, as stock does."""
+    seen, counts = [], []
+    for client in servers:
+        assert client.log is not None
+        before = probe(client.port)["lifespans"], client.log.read_text().count("Terminating session: None")
+        status, _, body = client.post(
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "context"}}
+        )
+        assert status == 200
+        data = body if isinstance(body, bytes) else body[-1]
+        seen.append(json.loads(data)["result"]["content"][0]["text"])
+        after = probe(client.port)["lifespans"], client.log.read_text().count("Terminating session: None")
+        counts.append((after[0] - before[0], after[1] - before[1]))
+    assert seen[0].startswith("the request's ") and not seen[0].endswith("_serve")  # a task group's task
+    assert seen[1] == ("the request's _serve" if servers[0].mode == "json stateless" else seen[0])
+    assert counts[0] == counts[1]
+    if servers[0].mode.endswith("stateless"):  # a lifespan and a transport per request
+        assert counts[0] == (1, 1)
+
+
+# What the one pass leaves to the stock path (and a ping it serves): (body, headers, method).
+RAW: dict[str, tuple[bytes | None, dict[str, str], str]] = {
+    "malformed JSON": (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"', {}, "POST"),
+    "a batch": (b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', {}, "POST"),
+    "params the session refuses": (
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 5}}',
+        {},
+        "POST",
+    ),
+    "a notification": (b'{"jsonrpc": "2.0", "method": "notifications/initialized"}', {}, "POST"),
+    "a response": (b'{"jsonrpc": "2.0", "id": 99, "result": {}}', {}, "POST"),
+    "a ping, string id": (b'{"jsonrpc": "2.0", "id": "a", "method": "ping"}', {}, "POST"),
+    "unsupported protocol version": (
+        b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}',
+        {"MCP-Protocol-Version": "1999-01-01"},
+        "POST",
+    ),
+    "Accept: text/plain": (b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}', {"Accept": "text/plain"}, "POST"),
+    "Content-Type: text/plain": (
+        b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}',
+        {"Content-Type": "text/plain"},
+        "POST",
+    ),
+    "DELETE": (None, {}, "DELETE"),
+    "PUT": (b"{}", {}, "PUT"),
+}
+
+
+@pytest.mark.parametrize("name", list(RAW))
+def test_what_the_one_pass_leaves_to_stock_is_answered_as_stock(servers: tuple[Client, Client], name: str) -> None:
+    data, extra, method = RAW[name]
+    headers = {"Content-Type": "application/json", "Accept": ACCEPT, "MCP-Protocol-Version": "2025-06-18", **extra}
+    answers = []
+    for client in servers:
+        status, kind, _, raw = exchange(client.port, method, "/mcp", data, headers)
+        answers.append((status, kind, json_body(kind, raw)))
+    assert answers[0] == answers[1]
 
 
 # --- http-stateless-1x: Server.create_initialization_options ----------------------------------------
@@ -331,3 +434,21 @@ def test_a_failing_lookup_gives_stocks_unknown(monkeypatch: pytest.MonkeyPatch) 
     stock = server.create_initialization_options()
     assert stock.server_version == adapted.server_version == "unknown"
     assert adapted.model_dump() == stock.model_dump()
+
+
+def test_the_one_pass_takes_only_the_low_level_servers_own_run() -> None:
+    """A server with a ``run`` of its own (fastmcp 2.x/3.x's) or with task support keeps stock's
+    path; FastMCP 1.x's low-level server and a bare ``Server`` take the one pass."""
+    import anyio
+
+    from mcp_native.adapters.mcp1 import http_one_pass
+
+    async def taken(server: Any) -> bool:
+        return http_one_pass._one_pass(server)
+
+    found = {name: anyio.run(taken, server) for name, server in _servers()}
+    assert found.pop("fastmcp", False) is False
+    assert found == {"FastMCP 1.x": True, "Server(name)": True, "Server with fields": True}
+    tasks: Any = importlib.import_module("mcp.server.lowlevel.server").Server("tasks")
+    tasks.experimental.enable_tasks()
+    assert anyio.run(taken, tasks) is False

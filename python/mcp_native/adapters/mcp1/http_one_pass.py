@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import importlib
 import json
 import logging
 from collections.abc import Callable
@@ -49,13 +50,6 @@ from http import HTTPStatus
 from typing import Any
 
 import anyio
-from mcp import types
-from mcp.server import streamable_http as _transport
-from mcp.server import streamable_http_manager as _manager
-from mcp.server.lowlevel import server as _lowlevel
-from mcp.server.session import ServerSession
-from mcp.shared.message import ServerMessageMetadata
-from mcp.shared.session import BaseSession, RequestResponder
 from pydantic import ValidationError
 from starlette.requests import Request
 
@@ -63,6 +57,14 @@ from .._patching.patch import SdkSteps
 
 stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
 
+# mcp 1.x's modules (the type checker sees mcp 2.x, whose names these are not).
+types: Any = importlib.import_module("mcp.types")
+_transport: Any = importlib.import_module("mcp.server.streamable_http")
+_manager: Any = importlib.import_module("mcp.server.streamable_http_manager")
+_lowlevel: Any = importlib.import_module("mcp.server.lowlevel.server")
+_sessions: Any = importlib.import_module("mcp.shared.session")
+ServerSession: Any = importlib.import_module("mcp.server.session").ServerSession
+ServerMessageMetadata: Any = importlib.import_module("mcp.shared.message").ServerMessageMetadata
 _Transport = _transport.StreamableHTTPServerTransport
 _Server = _lowlevel.Server
 
@@ -77,7 +79,7 @@ _SKIPPED = SdkSteps(
     (_Transport, "_handle_post_request", _transport.__name__, "StreamableHTTPServerTransport._handle_post_request"),
     (_Server, "run", _lowlevel.__name__, "Server.run"),
     (ServerSession, "_receive_loop", ServerSession.__module__, "ServerSession._receive_loop"),
-    (BaseSession, "_receive_loop", BaseSession.__module__, "BaseSession._receive_loop"),
+    (_sessions.BaseSession, "_receive_loop", _sessions.__name__, "BaseSession._receive_loop"),
 )
 
 
@@ -108,7 +110,7 @@ def _replayed(body: bytes, receive: Any) -> Any:
     return replay
 
 
-def _request(body: bytes, headers: Any) -> tuple[types.JSONRPCRequest, types.ClientRequest] | None:
+def _request(body: bytes, headers: Any) -> tuple[Any, Any] | None:
     """The POST's request, as the transport parses it and the session's receive loop validates
     it, where stock would hand it to the session; None for anything else."""
     try:
@@ -158,12 +160,12 @@ async def _serve(
     try:
         async with AsyncExitStack() as stack:
             lifespan_context = await stack.enter_async_context(app.lifespan(app))
-            session = ServerSession(None, out, app.create_initialization_options(), stateless=True)  # type: ignore[arg-type]
+            session = ServerSession(None, out, app.create_initialization_options(), stateless=True)
             # The session's exit, without its receive loop: what it holds closed, the loop's
             # stream to the server included.
             stack.push_async_callback(session._incoming_message_stream_writer.aclose)
             stack.push_async_callback(session._exit_stack.aclose)
-            responder = RequestResponder(
+            responder = _sessions.RequestResponder(
                 request_id=root.id,
                 request_meta=request.root.params.meta if request.root.params else None,
                 request=request,
