@@ -71,12 +71,13 @@ _Server = _lowlevel.Server
 # The loggers of the stock path: with DEBUG on any of them, stock writes lines this one skips.
 _LOGGERS = tuple(logging.getLogger(m.__name__) for m in (_manager, _transport, _lowlevel))
 
-# What the stock path runs that this one does not.
+# What the stock path runs that this one does not (1.26's transport has no _handle_request).
 _SKIPPED = SdkSteps(
-    (_Transport, "connect", _transport.__name__, "StreamableHTTPServerTransport.connect"),
-    (_Transport, "handle_request", _transport.__name__, "StreamableHTTPServerTransport.handle_request"),
-    (_Transport, "_handle_request", _transport.__name__, "StreamableHTTPServerTransport._handle_request"),
-    (_Transport, "_handle_post_request", _transport.__name__, "StreamableHTTPServerTransport._handle_post_request"),
+    *(
+        (_Transport, name, _transport.__name__, f"StreamableHTTPServerTransport.{name}")
+        for name in ("connect", "handle_request", "_handle_request", "_handle_post_request")
+        if name in _Transport.__dict__
+    ),
     (_Server, "run", _lowlevel.__name__, "Server.run"),
     (ServerSession, "_receive_loop", ServerSession.__module__, "ServerSession._receive_loop"),
     (_sessions.BaseSession, "_receive_loop", _sessions.__name__, "BaseSession._receive_loop"),
