@@ -127,3 +127,18 @@ class _Json:
 
 
 modern_json = _Json()
+
+
+def replayed(body: bytes, receive: Any) -> Any:
+    """``receive`` for a stock path handed a request whose body was read: the body once, then
+    the rest."""
+    sent = False
+
+    async def replay() -> Any:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay

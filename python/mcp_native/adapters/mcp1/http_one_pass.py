@@ -53,6 +53,7 @@ import anyio
 from pydantic import ValidationError
 from starlette.requests import Request
 
+from .._engines.http import replayed
 from .._patching.patch import SdkSteps
 
 stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
@@ -95,20 +96,6 @@ def _one_pass(app: Any) -> bool:
     if handlers is not None and handlers.task_support is not None:
         return False
     return type(app).run is _Server.run and _SKIPPED.intact()
-
-
-def _replayed(body: bytes, receive: Any) -> Any:
-    """``receive`` for the stock path after the body was read: the body once, then the rest."""
-    sent = False
-
-    async def replay() -> Any:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
 
 
 def _request(body: bytes, headers: Any) -> tuple[Any, Any] | None:
@@ -209,7 +196,7 @@ async def handle_stateless_request(self: Any, scope: Any, receive: Any, send: An
     body = await request.body()
     parsed = _request(body, request.headers)
     if parsed is None:
-        await stock_handle_stateless_request(self, scope, _replayed(body, receive), send)
+        await stock_handle_stateless_request(self, scope, replayed(body, receive), send)
         return
     out = _Answer(parsed[0].id)
     metadata = ServerMessageMetadata(request_context=request)

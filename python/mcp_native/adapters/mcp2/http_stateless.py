@@ -76,6 +76,7 @@ from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 
+from .._engines.http import replayed
 from .._engines.http_sse import SSE_LINE, SSE_LOG, Watch, after_start, first_answer, write_events
 from .._patching.patch import SdkSteps
 
@@ -151,20 +152,6 @@ class _Tasks:
             await task
 
 
-def _replayed(body: bytes, receive: Any) -> Any:
-    """``receive`` for the stock path after the body was read: the body once, then the rest."""
-    sent = False
-
-    async def replay() -> Any:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
-
-
 def _dispatcher(write_stream: Any) -> Any:
     """Stock's dispatcher, without a read stream: the one message is handed over directly."""
     return _Dispatcher(
@@ -218,7 +205,7 @@ async def handle_stateless_request(
     except (ValueError, ValidationError):
         message = None
     if message is None:  # a batch, or a body the SDK's parser or envelope refuses
-        await stock_handle_stateless_request(self, protocol_version_hint, scope, _replayed(body, receive), send)
+        await stock_handle_stateless_request(self, protocol_version_hint, scope, replayed(body, receive), send)
         return
     connection = Connection.from_envelope(
         protocol_version_hint if protocol_version_hint is not None else DEFAULT_NEGOTIATED_VERSION, None, None
