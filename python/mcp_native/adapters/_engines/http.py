@@ -18,7 +18,9 @@ surrogates), which would have to be checked for first.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from http import HTTPStatus
 from typing import Any
 
@@ -142,3 +144,16 @@ def replayed(body: bytes, receive: Any) -> Any:
         return await receive()
 
     return replay
+
+
+def one_pass_allowed(loggers: tuple[logging.Logger, ...]) -> bool:
+    """Whether a one pass may serve in place of a stock path whose loggers are ``loggers``: none
+    at DEBUG (stock writes lines there that the one pass does not pass through), and the
+    request on asyncio (not trio)."""
+    if any(logger.isEnabledFor(logging.DEBUG) for logger in loggers):
+        return False
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

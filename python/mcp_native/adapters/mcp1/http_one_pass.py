@@ -53,7 +53,7 @@ import anyio
 from pydantic import ValidationError
 from starlette.requests import Request
 
-from .._engines.http import replayed
+from .._engines.http import one_pass_allowed, replayed
 from .._patching.patch import SdkSteps
 
 stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
@@ -86,11 +86,7 @@ _SKIPPED = SdkSteps(
 
 
 def _one_pass(app: Any) -> bool:
-    if any(lg.isEnabledFor(logging.DEBUG) for lg in _LOGGERS):
-        return False
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:  # another backend (trio)
+    if not one_pass_allowed(_LOGGERS):
         return False
     handlers = app._experimental_handlers
     if handlers is not None and handlers.task_support is not None:

@@ -76,7 +76,7 @@ from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 
-from .._engines.http import replayed
+from .._engines.http import one_pass_allowed, replayed
 from .._engines.http_sse import SSE_LINE, SSE_LOG, Watch, after_start, first_answer, write_events
 from .._patching.patch import SdkSteps
 
@@ -102,13 +102,7 @@ _SKIPPED = SdkSteps(
 
 
 def _one_pass() -> bool:
-    if any(lg.isEnabledFor(logging.DEBUG) for lg in _LOGGERS):
-        return False
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:  # another backend (trio)
-        return False
-    return _SKIPPED.intact()
+    return one_pass_allowed(_LOGGERS) and _SKIPPED.intact()
 
 
 class _Answer:
