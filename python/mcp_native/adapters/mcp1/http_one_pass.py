@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import importlib
 import json
 import logging
@@ -63,8 +64,6 @@ types: Any = importlib.import_module("mcp.types")
 _transport: Any = importlib.import_module("mcp.server.streamable_http")
 _manager: Any = importlib.import_module("mcp.server.streamable_http_manager")
 _lowlevel: Any = importlib.import_module("mcp.server.lowlevel.server")
-_sessions: Any = importlib.import_module("mcp.shared.session")
-ServerSession: Any = importlib.import_module("mcp.server.session").ServerSession
 ServerMessageMetadata: Any = importlib.import_module("mcp.shared.message").ServerMessageMetadata
 _Transport = _transport.StreamableHTTPServerTransport
 _Server = _lowlevel.Server
@@ -72,17 +71,26 @@ _Server = _lowlevel.Server
 # The loggers of the stock path: with DEBUG on any of them, stock writes lines this one skips.
 _LOGGERS = tuple(logging.getLogger(m.__name__) for m in (_manager, _transport, _lowlevel))
 
-# What the stock path runs that this one does not (1.26's transport has no _handle_request).
-_SKIPPED = SdkSteps(
-    *(
-        (_Transport, name, _transport.__name__, f"StreamableHTTPServerTransport.{name}")
-        for name in ("connect", "handle_request", "_handle_request", "_handle_post_request")
-        if name in _Transport.__dict__
-    ),
-    (_Server, "run", _lowlevel.__name__, "Server.run"),
-    (ServerSession, "_receive_loop", ServerSession.__module__, "ServerSession._receive_loop"),
-    (_sessions.BaseSession, "_receive_loop", _sessions.__name__, "BaseSession._receive_loop"),
-)
+
+@functools.cache
+def _sessions() -> tuple[Any, Any, SdkSteps]:
+    """mcp 1.x's ``ServerSession`` and ``RequestResponder``, and what the stock path runs that
+    this one does not (1.26's transport has no ``_handle_request``). Looked up on first use: mcp
+    2.x, under which this module is imported too (the adapters' own tests check every line's
+    replacements), has no ``mcp.shared.session``."""
+    shared = importlib.import_module("mcp.shared.session")
+    server_session = importlib.import_module("mcp.server.session").ServerSession
+    skipped = SdkSteps(
+        *(
+            (_Transport, name, _transport.__name__, f"StreamableHTTPServerTransport.{name}")
+            for name in ("connect", "handle_request", "_handle_request", "_handle_post_request")
+            if name in _Transport.__dict__
+        ),
+        (_Server, "run", _lowlevel.__name__, "Server.run"),
+        (server_session, "_receive_loop", server_session.__module__, "ServerSession._receive_loop"),
+        (shared.BaseSession, "_receive_loop", shared.__name__, "BaseSession._receive_loop"),
+    )
+    return server_session, shared.RequestResponder, skipped
 
 
 def _one_pass(app: Any) -> bool:
@@ -91,7 +99,7 @@ def _one_pass(app: Any) -> bool:
     handlers = app._experimental_handlers
     if handlers is not None and handlers.task_support is not None:
         return False
-    return type(app).run is _Server.run and _SKIPPED.intact()
+    return type(app).run is _Server.run and _sessions()[2].intact()
 
 
 def _request(body: bytes, headers: Any) -> tuple[Any, Any] | None:
@@ -144,12 +152,13 @@ async def _serve(
     try:
         async with AsyncExitStack() as stack:
             lifespan_context = await stack.enter_async_context(app.lifespan(app))
-            session = ServerSession(None, out, app.create_initialization_options(), stateless=True)
+            server_session, responder_type, _ = _sessions()
+            session = server_session(None, out, app.create_initialization_options(), stateless=True)
             # The session's exit, without its receive loop: what it holds closed, the loop's
             # stream to the server included.
             stack.push_async_callback(session._incoming_message_stream_writer.aclose)
             stack.push_async_callback(session._exit_stack.aclose)
-            responder = _sessions.RequestResponder(
+            responder = responder_type(
                 request_id=root.id,
                 request_meta=request.root.params.meta if request.root.params else None,
                 request=request,
