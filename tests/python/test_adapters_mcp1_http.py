@@ -16,6 +16,7 @@ import importlib.metadata
 import json
 import os
 import sys
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
@@ -40,29 +41,23 @@ import asyncio, contextlib, contextvars, os, sys
 from typing import Any
 sys.path.insert(0, os.environ["EXAMPLES"])
 
-from mcp.server.fastmcp import FastMCP
+import mcp.types as types
+from mcp.server.lowlevel.server import Server
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from payloads import TOOLS
 from starlette.responses import JSONResponse
 
-lifespans = 0  # the server's lifespan, entered per stateless request as stock enters it
 caller = contextvars.ContextVar("caller", default="unset")  # set by the app's middleware
+JSON, STATELESS = os.environ["KIND"] == "json", os.environ["STATE"] == "stateless"
+if os.environ["FRAMEWORK"] == "fastmcp":  # fastmcp 3.x, whose run is its own
+    import fastmcp
 
+    server = fastmcp.FastMCP("weather")
+else:
+    from mcp.server.fastmcp import FastMCP
 
-@contextlib.asynccontextmanager
-async def lifespan(app):
-    global lifespans
-    lifespans += 1
-    yield {}
-
-
-server = FastMCP(
-    "weather",
-    json_response=os.environ["KIND"] == "json",
-    stateless_http=os.environ["STATE"] == "stateless",
-    lifespan=lifespan,
-)
+    server = FastMCP("weather", json_response=JSON, stateless_http=STATELESS)
 for tool in TOOLS:
     server.tool()(tool)
 
@@ -83,28 +78,55 @@ def fails() -> str:
 
 
 @server.tool()
-def context() -> str:
+async def context() -> str:
     # What the handler sees: the middleware's context variable, and the coroutine its task runs.
     return f"{caller.get()} {asyncio.current_task().get_coro().__qualname__}"
+
+
+# The low-level server's lifespan, entered per stateless request (stock enters it in its run),
+# counted; and a notification's handler, which says what task it ran in.
+low = server._mcp_server
+seen = {"lifespans": 0, "roots changed": []}
+server_lifespan = low.lifespan
+
+
+@contextlib.asynccontextmanager
+async def counted(app):
+    seen["lifespans"] += 1
+    async with server_lifespan(app) as state:
+        yield state
+
+
+async def roots_changed(notification):
+    seen["roots changed"].append(f"{caller.get()} {asyncio.current_task().get_coro().__qualname__}")
+
+
+low.lifespan = counted
+low.notification_handlers[types.RootsListChangedNotification] = roots_changed
 
 
 @server.custom_route("/probe", methods=["GET"])
 async def probe(request):
     writer = StreamableHTTPServerTransport._create_json_response
-    options = type(server._mcp_server).create_initialization_options
+    options = Server.create_initialization_options
     stateless = StreamableHTTPSessionManager._handle_stateless_request
     return JSONResponse(
         {
             "writer": writer.__module__,
             "options": options.__module__,
             "stateless": stateless.__module__,
+            "run": type(low).run.__module__,
             "streamed": streamed,
-            "lifespans": lifespans,
+            **seen,
         }
     )
 
 
-starlette_app = server.streamable_http_app()
+starlette_app = (
+    server.http_app(json_response=JSON, stateless_http=STATELESS)
+    if os.environ["FRAMEWORK"] == "fastmcp"
+    else server.streamable_http_app()
+)
 
 
 async def app(scope, receive, send):
@@ -183,15 +205,28 @@ def probe(port: int) -> Any:
         conn.close()
 
 
-@pytest.fixture(scope="module", params=["json stateless", "sse stateless", "json session", "sse session"])
+def _fastmcp_line() -> str:
+    try:
+        return importlib.metadata.version("fastmcp").split(".")[0]
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+@pytest.fixture(
+    scope="module",
+    params=["json stateless", "sse stateless", "json session", "sse session", "fastmcp json stateless"],
+)
 def servers(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, served: Served
 ) -> Iterator[tuple[Client, Client]]:
-    kind, state = request.param.split()
+    *framework, kind, state = request.param.split()
+    if framework and _fastmcp_line() != "3":  # the fastmcp line whose run the one pass serves
+        pytest.skip("needs fastmcp 3.x")
     tmp_path = tmp_path_factory.mktemp("http1")
     (tmp_path / "http1_app.py").write_text(APP)
     env = {k: v for k, v in os.environ.items() if k != adapters.ENVIRONMENT}
-    env.update(EXAMPLES=str(ROOT / "examples"), KIND=kind, STATE=state)
+    env.update(EXAMPLES=str(ROOT / "examples"), KIND=kind, STATE=state, FRAMEWORK="".join(framework))
+    stock_run = "fastmcp.server.low_level" if framework else "mcp.server.lowlevel.server"
 
     def uvicorn(port: int) -> list[str]:
         return [sys.executable, "-m", "uvicorn", "http1_app:app", "--port", str(port), "--log-level", "warning"]
@@ -205,15 +240,19 @@ def servers(
             "writer": "mcp.server.streamable_http",
             "options": "mcp.server.lowlevel.server",
             "stateless": "mcp.server.streamable_http_manager",
+            "run": stock_run,
             "streamed": 0,
             "lifespans": 0,
+            "roots changed": [],
         }
         assert probe(adapted) == {
             "writer": "mcp_native.adapters._engines.http",
             "options": "mcp_native.adapters.mcp1.init_options",
             "stateless": "mcp_native.adapters.mcp1.http_one_pass",
+            "run": "mcp_native.adapters.fastmcp3.http_one_pass" if framework else stock_run,
             "streamed": 0,
             "lifespans": 0,
+            "roots changed": [],
         }
         clients = Client(stock, logs[0], request.param), Client(adapted, logs[1], request.param)
         if state == "session":
@@ -227,7 +266,13 @@ def test_stock_and_adapted_send_the_same_bytes(servers: tuple[Client, Client], n
     stock, adapted = servers
     message = {"jsonrpc": "2.0", "id": 7, **CALLS[name]}
     answer = stock.post(message)
-    assert adapted.post(message) == answer
+    got = adapted.post(message)
+    fastmcp = stock.mode.startswith("fastmcp")
+    if name == "violation" and fastmcp and isinstance(got[2], bytes):
+        # fastmcp 3.x's results are checked by the low-level server's output validation, whose
+        # adapted message names where the value failed (docs/mcp-1x.md).
+        got = (got[0], got[1], got[2].replace(b"'integer' at /humidity", b"'integer'"))
+    assert got == answer
     status, _, body = answer
     data = body if isinstance(body, bytes) else body[-1]
     if name in ("weather", "records", "numbers"):  # the fixture serves what these are compared on
@@ -235,7 +280,8 @@ def test_stock_and_adapted_send_the_same_bytes(servers: tuple[Client, Client], n
         result = json.loads(data)["result"]
         assert not result.get("isError") and "structuredContent" in result
     if name == "violation":
-        assert "validation error for Weather" in json.loads(data)["result"]["content"][0]["text"]
+        wording = "is not of type 'integer'" if fastmcp else "validation error for Weather"
+        assert wording in json.loads(data)["result"]["content"][0]["text"]
 
 
 def test_an_sse_answer_that_comes_first_is_written_at_once(servers: tuple[Client, Client]) -> None:
@@ -274,17 +320,73 @@ def test_a_stateless_json_request_is_served_in_one_pass(servers: tuple[Client, C
         after = probe(client.port)["lifespans"], client.log.read_text().count("Terminating session: None")
         counts.append((after[0] - before[0], after[1] - before[1]))
     assert seen[0].startswith("the request's ") and not seen[0].endswith("_serve")  # a task group's task
-    assert seen[1] == ("the request's _serve" if servers[0].mode == "json stateless" else seen[0])
+    assert seen[1] == ("the request's _serve" if servers[0].mode.endswith("json stateless") else seen[0])
     assert counts[0] == counts[1]
     if servers[0].mode.endswith("stateless"):  # a lifespan and a transport per request
         assert counts[0] == (1, 1)
+
+
+def _settled(client: Client, before: dict[str, Any]) -> tuple[int, int, list[str]]:
+    """What one more request left behind on a stateless server, once it has: lifespans entered,
+    transports terminated (their log line), notification handlers run. Stock's run may still be
+    finishing after its answer went out: waited for, up to 10 seconds."""
+    assert client.log is not None
+    deadline = time.monotonic() + 10
+    while True:
+        now = probe(client.port)
+        lines = client.log.read_text().count("Terminating session: None") - before["terminated"]
+        got = now["lifespans"] - before["lifespans"], lines, now["roots changed"][len(before["roots changed"]) :]
+        if (got[:2] == (1, 1) and (got[2] or not before["notified"])) or time.monotonic() > deadline:
+            return got
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("step", ["notification", "DELETE"])
+def test_a_stateless_notification_and_delete_are_served_in_one_pass(servers: tuple[Client, Client], step: str) -> None:
+    """Group ``http-one-pass-1x``: a notification (JSON mode) and a DELETE get stock's answer (202,
+    405: no session to end), and as on stock, each enters the server's lifespan and terminates its
+    transport once; the notification's handler runs from the request's context, in the adapted
+    server's task (stock: in its run's task group)."""
+    if not servers[0].mode.endswith("stateless"):
+        pytest.skip("a session's notifications and DELETE are the session's")
+    answers, left = [], []
+    headers = {"Content-Type": "application/json", "Accept": ACCEPT, "MCP-Protocol-Version": "2025-06-18"}
+    notification = b'{"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}'
+    for client in servers:
+        assert client.log is not None
+        before = {
+            **probe(client.port),
+            "terminated": client.log.read_text().count("Terminating session: None"),
+            "notified": step == "notification",
+        }
+        if step == "notification":
+            status, kind, _, raw = exchange(client.port, "POST", "/mcp", notification, headers)
+        else:
+            status, kind, _, raw = exchange(client.port, "DELETE", "/mcp", None, headers)
+        answers.append((status, kind, json_body(kind, raw)))
+        left.append(_settled(client, before))
+    assert answers[0] == answers[1]
+    assert answers[0][0] == (202 if step == "notification" else 405)
+    stock, adapted = left
+    assert stock[:2] == adapted[:2] == (1, 1)
+    if step == "notification":
+        assert len(stock[2]) == 1 and stock[2][0].startswith("the request's ")  # a task group's task
+        assert not stock[2][0].endswith("_serve")
+        one_pass = servers[0].mode.endswith("json stateless")  # with SSE responses, stock's path
+        assert adapted[2] == (["the request's _serve"] if one_pass else stock[2])
+    else:
+        assert stock[2] == adapted[2] == []
 
 
 # What the one pass leaves to the stock path (and a ping it serves): (body, headers, method).
 RAW: dict[str, tuple[bytes | None, dict[str, str], str]] = {
     "malformed JSON": (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"', {}, "POST"),
     "a batch": (b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', {}, "POST"),
-    "a notification": (b'{"jsonrpc": "2.0", "method": "notifications/initialized"}', {}, "POST"),
+    "a notification the session refuses": (
+        b'{"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}',
+        {},
+        "POST",
+    ),
     "a ping, string id": (b'{"jsonrpc": "2.0", "id": "a", "method": "ping"}', {}, "POST"),
     "unsupported protocol version": (
         b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}',
@@ -297,7 +399,6 @@ RAW: dict[str, tuple[bytes | None, dict[str, str], str]] = {
         {"Content-Type": "text/plain"},
         "POST",
     ),
-    "DELETE": (None, {}, "DELETE"),
     "PUT": (b"{}", {}, "PUT"),
     "params the session refuses": (
         b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 5}}',
@@ -436,21 +537,26 @@ def test_a_failing_lookup_gives_stocks_unknown(monkeypatch: pytest.MonkeyPatch) 
     assert adapted.model_dump() == stock.model_dump()
 
 
-def test_the_one_pass_takes_only_the_low_level_servers_own_run() -> None:
-    """A server with a ``run`` of its own (fastmcp 2.x/3.x's) or with task support keeps stock's
-    path; FastMCP 1.x's low-level server and a bare ``Server`` take the one pass."""
+@pytest.mark.usefixtures("adapters_restored")
+def test_the_one_pass_takes_the_runs_it_serves_as() -> None:
+    """The low-level ``Server.run`` (FastMCP 1.x's server, a bare ``Server``) and, with group
+    ``http-one-pass-3x``, fastmcp 3.x's run take the one pass; fastmcp 2.x's run, a server with
+    task support, and any server once the adapters are uninstalled keep stock's path."""
     import anyio
 
     from mcp_native.adapters.mcp1 import http_one_pass
 
     async def taken(server: Any) -> bool:
-        return http_one_pass._one_pass(server)
+        return http_one_pass._session_opener(server) is not None
 
+    adapters.install(strict=True)
     found = {name: anyio.run(taken, server) for name, server in _servers()}
-    assert found.pop("fastmcp", False) is False
+    assert found.pop("fastmcp", False) is (_fastmcp_line() == "3")
     assert found == {"FastMCP 1.x": True, "Server(name)": True, "Server with fields": True}
     tasks: Any = importlib.import_module("mcp.server.lowlevel.server").Server("tasks")
     with warnings.catch_warnings():  # 1.30 deprecates the experimental tasks API
         warnings.simplefilter("ignore", DeprecationWarning)
         tasks.experimental.enable_tasks()
     assert anyio.run(taken, tasks) is False
+    adapters.uninstall()
+    assert not any(anyio.run(taken, server) for name, server in _servers() if name == "fastmcp")

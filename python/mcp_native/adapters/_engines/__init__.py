@@ -12,6 +12,7 @@ from .._patching.spec import GroupSpec, Target
 HTTP = f"{__name__}.http"
 HTTP_SSE = f"{__name__}.http_sse"
 _TRANSPORT = "mcp.server.streamable_http"
+_MANAGER = "mcp.server.streamable_http_manager"
 # What ``stdio_client.spawn`` calls in each line's ``mcp.client.stdio``, the same names on both.
 _SPAWN = (
     "mcp.client.stdio:_get_executable_command",
@@ -65,6 +66,38 @@ def http_responses_group(suffix: str, era: str, wire: tuple[str, ...], line: int
             Target(_TRANSPORT, "StreamableHTTPServerTransport._create_event_data", HTTP, "create_event_data"),
         ),
         (f"{_TRANSPORT}:CONTENT_TYPE_JSON", f"{_TRANSPORT}:MCP_SESSION_ID_HEADER", f"{_TRANSPORT}:EventMessage", *wire),
+        line=line,
+    )
+
+
+def http_one_pass_group(
+    name: str, what: str, entry: str, relies_on: tuple[str, ...], line: int | None = None
+) -> GroupSpec:
+    """A line's stateless Streamable HTTP requests served in one pass by its module ``entry``: the
+    manager's method it replaces, its caller and the manager's state are the same on both lines;
+    what the line's one pass runs in stock's place is its ``relies_on``."""
+    return GroupSpec(
+        name,
+        "mcp",
+        "HTTP",
+        ("transport",),
+        what,
+        (
+            Target(
+                _MANAGER,
+                "StreamableHTTPSessionManager._handle_stateless_request",
+                entry,
+                "handle_stateless_request",
+                "stock_handle_stateless_request",
+            ),
+        ),
+        (
+            # The caller, and the manager's state the request reads.
+            f"{_MANAGER}:StreamableHTTPSessionManager._handle_request",
+            f"{_MANAGER}:StreamableHTTPSessionManager.__init__",
+            f"{_MANAGER}:StreamableHTTPSessionManager.run",
+            *relies_on,
+        ),
         line=line,
     )
 

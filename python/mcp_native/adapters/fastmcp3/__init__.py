@@ -1,6 +1,7 @@
 """fastmcp 3.x (on mcp 1.x): what mcp-native changes in fastmcp itself (its servers' transports
 and the session's writes go through mcp 1.x's groups, ``adapters.mcp1``; the tool lookup is
-4.x's, ``adapters._engines.lookup``)."""
+4.x's, ``adapters._engines.lookup``; its stateless HTTP requests take mcp 1.x's one pass, with the
+session its run opens)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from .._engines import fastmcp_lookup_group
 from .._patching.spec import GroupSpec, Target
 
 _TOOLS = "fastmcp.tools.base"
+_LOW_LEVEL = "fastmcp.server.low_level"
 
 GROUPS: tuple[GroupSpec, ...] = (
     GroupSpec(
@@ -36,4 +38,19 @@ GROUPS: tuple[GroupSpec, ...] = (
         line=3,
     ),
     fastmcp_lookup_group("-3x", line=3),
+    GroupSpec(
+        "http-one-pass-3x",
+        "fastmcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP: a stateless request answered in JSON in mcp 1.x's one pass, with fastmcp's session",
+        (Target(_LOW_LEVEL, "LowLevelServer.run", f"{__name__}.http_one_pass", "run", "stock_run"),),
+        (
+            # The one pass does what the run does with the session it opens and the low-level
+            # Server's methods it calls: the two classes whole (what they override of mcp's).
+            f"{_LOW_LEVEL}:MiddlewareServerSession",
+            f"{_LOW_LEVEL}:LowLevelServer",
+        ),
+        line=3,
+    ),
 )

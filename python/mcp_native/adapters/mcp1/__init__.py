@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from .._engines import http_responses_group, http_sse_group, stdio_client_group, stdio_server_group
+from .._engines import (
+    http_one_pass_group,
+    http_responses_group,
+    http_sse_group,
+    stdio_client_group,
+    stdio_server_group,
+)
 from .._patching.spec import GroupSpec, Target
 
 _LOWLEVEL = "mcp.server.lowlevel.server"
-_MANAGER = "mcp.server.streamable_http_manager"
 _HTTP = "mcp.server.streamable_http"
 _FUNC_METADATA_1X = "mcp.server.fastmcp.utilities.func_metadata"
 # The same models as mcp 2.x's (``adapters.mcp2``) in mcp.types, each message wrapped in the
@@ -105,26 +110,11 @@ GROUPS: tuple[GroupSpec, ...] = (
     ),
     http_responses_group("-1x", "", _WIRE_1X, line=1),
     http_sse_group("-1x", _WIRE_1X, line=1),
-    GroupSpec(
+    http_one_pass_group(
         "http-one-pass-1x",
-        "mcp",
-        "HTTP",
-        ("transport",),
         "Streamable HTTP: a stateless request answered in JSON in one pass, without a transport loop",
+        f"{__name__}.http_one_pass",
         (
-            Target(
-                _MANAGER,
-                "StreamableHTTPSessionManager._handle_stateless_request",
-                f"{__name__}.http_one_pass",
-                "handle_stateless_request",
-                "stock_handle_stateless_request",
-            ),
-        ),
-        (
-            # The caller, and the manager's state the request reads.
-            f"{_MANAGER}:StreamableHTTPSessionManager._handle_request",
-            f"{_MANAGER}:StreamableHTTPSessionManager.__init__",
-            f"{_MANAGER}:StreamableHTTPSessionManager.run",
             # The transport: what stock's POST runs, and the parts of it this path calls.
             f"{_HTTP}:StreamableHTTPServerTransport.__init__",
             f"{_HTTP}:StreamableHTTPServerTransport.connect",

@@ -45,8 +45,8 @@ import functools
 import importlib
 import json
 import logging
-from collections.abc import Callable
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from http import HTTPStatus
 from typing import Any
 
@@ -93,40 +93,70 @@ def _sessions() -> tuple[Any, Any, SdkSteps]:
     return server_session, shared.RequestResponder, skipped
 
 
-def _one_pass(app: Any) -> bool:
+def session_closed(session: Any) -> Awaitable[None]:
+    """The session's exit without its receive loop (which would close the stream to the server):
+    that stream, then what the session's exit stack holds."""
+
+    async def close() -> None:
+        await session._incoming_message_stream_writer.aclose()
+        await session._exit_stack.aclose()
+
+    return close()
+
+
+@asynccontextmanager
+async def _server_session(app: Any, out: Any) -> AsyncIterator[Any]:
+    """The session ``Server.run`` serves a stateless request with."""
+    session = _sessions()[0](None, out, app.create_initialization_options(), stateless=True)
+    try:
+        yield session
+    finally:
+        await session_closed(session)
+
+
+def _session_opener(app: Any) -> Callable[[Any, Any], AbstractAsyncContextManager[Any]] | None:
+    """How the server's ``run`` opens its session, where this path may serve it: ``Server.run``'s
+    here, or the one a run replaced by another group says it opens (``one_pass_session``, set by
+    ``adapters.fastmcp3.http_one_pass`` on fastmcp 3.x's run); None for the stock path."""
     if not one_pass_allowed(_LOGGERS):
-        return False
+        return None
     handlers = app._experimental_handlers
     if handlers is not None and handlers.task_support is not None:
-        return False
-    return type(app).run is _Server.run and _sessions()[2].intact()
+        return None
+    run = type(app).run
+    opener = _server_session if run is _Server.run else getattr(run, "one_pass_session", None)
+    return opener if opener is not None and _sessions()[2].intact() else None
 
 
-def _request(body: bytes, headers: Any) -> tuple[Any, Any] | None:
-    """The POST's request, as the transport parses it and the session's receive loop validates
-    it, where stock would hand it to the session; None for anything else."""
+def _message(body: bytes, headers: Any) -> tuple[Any, Any] | None:
+    """The POST's request or notification, as the transport parses it and the session's receive
+    loop validates it, where stock would hand it to the session; None for anything else."""
     try:
         message = types.JSONRPCMessage.model_validate(json.loads(body))
     except (ValueError, ValidationError):  # stock's parse error or envelope error
         return None
     root = message.root
-    if not isinstance(root, types.JSONRPCRequest):
+    if isinstance(root, types.JSONRPCRequest):
+        kind = types.ClientRequest
+    elif isinstance(root, types.JSONRPCNotification):
+        kind = types.ClientNotification
+    else:  # a response: stock's session matches it to what it sent
         return None
     if root.method != "initialize":  # the transport's protocol version check (stateless: no session)
         version = headers.get(_transport.MCP_PROTOCOL_VERSION_HEADER, _transport.DEFAULT_NEGOTIATED_VERSION)
         if version not in _transport.SUPPORTED_PROTOCOL_VERSIONS:
             return None
     try:
-        validated = types.ClientRequest.model_validate(root.model_dump(by_alias=True, mode="json", exclude_none=True))
-    except ValidationError:  # stock's receive loop logs it and answers -32602
+        validated = kind.model_validate(root.model_dump(by_alias=True, mode="json", exclude_none=True))
+    except ValidationError:  # stock's receive loop answers -32602, or logs it
         return None
     return root, validated
 
 
 class _Answer:
     """The session's write stream: the first answer to the request resolves ``answer``; the rest
-    is dropped, as stock's router and JSON-mode POST drop it. Closed with the transport, as stock's
-    write stream is."""
+    is dropped, as stock's router and JSON-mode POST drop it. ``closed`` is set when the transport
+    is terminated, which closes stock's write stream."""
 
     def __init__(self, request_id: Any) -> None:
         self.key = str(request_id)
@@ -141,35 +171,34 @@ class _Answer:
         if is_answer and not self.answer.done():
             self.answer.set_result(item.message)
 
-    async def aclose(self) -> None:
-        self.closed = True
 
-
-async def _serve(
-    app: Any, root: types.JSONRPCRequest, request: types.ClientRequest, metadata: Any, out: _Answer
-) -> None:
-    """``Server.run`` and the session's receive loop, for the one request."""
+async def _serve(app: Any, open_session: Any, parsed: tuple[Any, Any] | None, metadata: Any, out: _Answer) -> None:
+    """``Server.run`` and the session's receive loop, for the one message (None: a ``DELETE``, for
+    which stock's run enters the lifespan and the session and receives nothing)."""
     try:
         async with AsyncExitStack() as stack:
             lifespan_context = await stack.enter_async_context(app.lifespan(app))
-            server_session, responder_type, _ = _sessions()
-            session = server_session(None, out, app.create_initialization_options(), stateless=True)
-            # The session's exit, without its receive loop: what it holds closed, the loop's
-            # stream to the server included.
-            stack.push_async_callback(session._incoming_message_stream_writer.aclose)
-            stack.push_async_callback(session._exit_stack.aclose)
-            responder = responder_type(
-                request_id=root.id,
-                request_meta=request.root.params.meta if request.root.params else None,
-                request=request,
-                session=session,
-                on_complete=lambda r: session._in_flight.pop(r.request_id, None),
-                message_metadata=metadata,
-            )
-            session._in_flight[responder.request_id] = responder
-            await session._received_request(responder)
-            if not responder._completed:
-                await app._handle_message(responder, session, lifespan_context, False)
+            session = await stack.enter_async_context(open_session(app, out))
+            if parsed is None:
+                return
+            root, message = parsed
+            if isinstance(message, types.ClientRequest):
+                responder = _sessions()[1](
+                    request_id=root.id,
+                    request_meta=message.root.params.meta if message.root.params else None,
+                    request=message,
+                    session=session,
+                    on_complete=lambda r: session._in_flight.pop(r.request_id, None),
+                    message_metadata=metadata,
+                )
+                session._in_flight[responder.request_id] = responder
+                await session._received_request(responder)
+                if not responder._completed:
+                    await app._handle_message(responder, session, lifespan_context, False)
+            # A session of one message has nothing in flight to cancel and no progress callbacks.
+            elif not isinstance(message.root, types.CancelledNotification):
+                await session._received_notification(message)
+                await app._handle_message(message, session, lifespan_context, False)
     except Exception:
         _manager.logger.exception("Stateless session crashed")
     finally:
@@ -180,48 +209,67 @@ async def _serve(
 async def handle_stateless_request(self: Any, scope: Any, receive: Any, send: Any) -> None:
     """Process request in stateless mode - creating a new transport for each request."""
     assert stock_handle_stateless_request is not None
-    if not (self.json_response and scope.get("method") == "POST" and _one_pass(self.app)):
+    method = scope.get("method")
+    served = method == "DELETE" or (method == "POST" and self.json_response)
+    open_session = _session_opener(self.app) if served else None
+    if open_session is None:
         await stock_handle_stateless_request(self, scope, receive, send)
         return
     transport = _Transport(
         mcp_session_id=None,
-        is_json_response_enabled=True,
+        is_json_response_enabled=self.json_response,
         event_store=None,
         security_settings=self.security_settings,
     )
-    request = Request(scope, receive)
-    checks_pass = (
-        await transport._security.validate_request(request, is_post=True) is None
-        and transport._check_accept_headers(request)[0]
-        and transport._check_content_type(request)
-    )
-    if not checks_pass:  # stock answers it (nothing is read yet)
-        await stock_handle_stateless_request(self, scope, receive, send)
-        return
-    body = await request.body()
-    parsed = _request(body, request.headers)
-    if parsed is None:
-        await stock_handle_stateless_request(self, scope, replayed(body, receive), send)
-        return
-    out = _Answer(parsed[0].id)
-    metadata = ServerMessageMetadata(request_context=request)
-    serve = _serve(self.app, *parsed, metadata, out)
-    task = contextvars.copy_context().run(asyncio.get_running_loop().create_task, serve)
+    parsed = metadata = None
+    if method == "POST":
+        request = Request(scope, receive)
+        checks_pass = (
+            await transport._security.validate_request(request, is_post=True) is None
+            and transport._check_accept_headers(request)[0]
+            and transport._check_content_type(request)
+        )
+        if not checks_pass:  # stock answers it (nothing is read yet)
+            await stock_handle_stateless_request(self, scope, receive, send)
+            return
+        body = await request.body()
+        parsed = _message(body, request.headers)
+        if parsed is None:
+            await stock_handle_stateless_request(self, scope, replayed(body, receive), send)
+            return
+        metadata = ServerMessageMetadata(request_context=request)
+    out = _Answer(parsed[0].id if parsed is not None and isinstance(parsed[0], types.JSONRPCRequest) else None)
+
+    def start() -> asyncio.Task[None]:  # in a copy of the request's context, as stock's task
+        serve = _serve(self.app, open_session, parsed, metadata, out)
+        return contextvars.copy_context().run(asyncio.get_running_loop().create_task, serve)
+
+    task = None
     try:
-        answer = await out.answer
-        if answer is None:  # stock's answer when the request's stream ends without a response
-            _transport.logger.error("No response message received before stream closed")
-            response = transport._create_error_response(
-                "Error processing request: No response received", HTTPStatus.INTERNAL_SERVER_ERROR
-            )
+        if parsed is None:  # DELETE: the transport's own answer (405: no session) beside stock's run
+            task = start()
+            await transport.handle_request(scope, receive, send)
+        elif isinstance(parsed[0], types.JSONRPCNotification):  # 202, then the message handed over
+            await transport._create_json_response(None, HTTPStatus.ACCEPTED)(scope, receive, send)
+            task = start()
         else:
-            response = transport._create_json_response(answer)
-        await response(scope, receive, send)
+            task = start()
+            answer = await out.answer
+            if answer is None:  # stock's answer when the request's stream ends without a response
+                _transport.logger.error("No response message received before stream closed")
+                response = transport._create_error_response(
+                    "Error processing request: No response received", HTTPStatus.INTERNAL_SERVER_ERROR
+                )
+            else:
+                response = transport._create_json_response(answer)
+            await response(scope, receive, send)
     except BaseException:
-        task.cancel()  # as stock's teardown cancels the handler of a request cancelled
+        if task is not None:
+            task.cancel()  # as stock's teardown cancels the handler of a request cancelled
         raise
     finally:
         with anyio.CancelScope(shield=True):
             out.closed = True
             await transport.terminate()
+    assert task is not None
     await task  # the handler's end, the session's and the lifespan's exits

@@ -3,7 +3,14 @@ file hold the replacements; the stdio and HTTP engines they enter are in ``adapt
 
 from __future__ import annotations
 
-from .._engines import HTTP, http_responses_group, http_sse_group, stdio_client_group, stdio_server_group
+from .._engines import (
+    HTTP,
+    http_one_pass_group,
+    http_responses_group,
+    http_sse_group,
+    stdio_client_group,
+    stdio_server_group,
+)
 from .._patching.spec import GroupSpec, Target
 
 _WIRE = (
@@ -116,26 +123,11 @@ GROUPS: tuple[GroupSpec, ...] = (
         ),
     ),
     http_responses_group("", " (2025 era)", _WIRE),
-    GroupSpec(
+    http_one_pass_group(
         "http-stateless",
-        "mcp",
-        "HTTP",
-        ("transport",),
         "Streamable HTTP (2025 era): a stateless request, notification or DELETE in one pass, without a transport loop",
+        f"{__name__}.http_stateless",
         (
-            Target(
-                _MANAGER,
-                "StreamableHTTPSessionManager._handle_stateless_request",
-                f"{__name__}.http_stateless",
-                "handle_stateless_request",
-                "stock_handle_stateless_request",
-            ),
-        ),
-        (
-            # The caller, and the manager's state the request reads.
-            f"{_MANAGER}:StreamableHTTPSessionManager._handle_request",
-            f"{_MANAGER}:StreamableHTTPSessionManager.__init__",
-            f"{_MANAGER}:StreamableHTTPSessionManager.run",
             # The transport: what stock's POST runs, and the parts of it this path calls.
             f"{_HTTP}:StreamableHTTPServerTransport.__init__",
             f"{_HTTP}:StreamableHTTPServerTransport.handle_request",
