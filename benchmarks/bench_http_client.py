@@ -1,5 +1,7 @@
 """The client's side of Streamable HTTP: CPU per ``tools/call`` of the SDK's own client
-(``mcp.client.Client`` on a URL), stock and adapted, against one MCPServer under uvicorn.
+(``mcp.client.Client`` on a URL; on the mcp 1.x line ``ClientSession`` over
+``streamablehttp_client``), stock and adapted, against one MCPServer (1.x: FastMCP 1.x) under
+uvicorn.
 
 The server (``benchmarks/http_app.py``, adapted, stateless, logging at WARNING) runs in its own
 process, one for JSON responses and one for SSE; the clients run one at a time, each in a process
@@ -12,12 +14,15 @@ round trip, much less the work the client does per call. Each figure is the medi
 ``--groups http-client`` comparing the adapters with and without the HTTP client's group.
 
     python benchmarks/bench_http_client.py [--calls 300] [--reps 3] [--groups all|http-client]
+    build/sdk-pairs/mcp-1.30.0+fastmcp-3.4.11/venv/bin/python benchmarks/bench_http_client.py
 """
 
 # ruff: noqa: RUF001, RUF002 (speed-ups are written with the multiplication sign)
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.metadata
 import json
 import os
 import statistics
@@ -33,12 +38,19 @@ sys.path.insert(0, str(HERE))
 
 CALLS = {"weather": ("get_weather", {"city": "Paris"}), "200 records": ("list_records", {"count": 200})}
 # (response, state, the client's mode): a 2025-era session-less server, JSON and SSE, and a
-# 2026-07-28 request (JSON: its SSE answers that complete at once are sent as JSON too).
+# 2026-07-28 request (JSON: its SSE answers that complete at once are sent as JSON too). The 1.x
+# line has the 2025 era only.
+MCP1 = importlib.metadata.version("mcp").startswith("1.")
 SHAPES = (
-    ("json", "stateless-2025", "legacy"),
-    ("sse", "stateless-2025", "legacy"),
-    ("json", "stateless", "2026-07-28"),
+    (("json", "stateless", "legacy"), ("sse", "stateless", "legacy"))
+    if MCP1
+    else (
+        ("json", "stateless-2025", "legacy"),
+        ("sse", "stateless-2025", "legacy"),
+        ("json", "stateless", "2026-07-28"),
+    )
 )
+FRAMEWORK, GROUP = ("FastMCP 1.x", "http-client-1x") if MCP1 else ("MCPServer", "http-client")
 
 
 def client(url: str, mode: str, tool: str, calls: int, adapt: str) -> None:
@@ -55,23 +67,32 @@ def client(url: str, mode: str, tool: str, calls: int, adapt: str) -> None:
             report = adapters.report()
             assert report is not None
             for group in report.groups:
-                if group.spec.name == "http-client":
+                if group.spec.name == GROUP:
                     for patch in reversed(group.patches):
                         patch.restore()
-    from mcp.client import Client
-
     name, args = CALLS[tool]
 
-    async def run() -> dict[str, Any]:
-        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
-            for _ in range(30):
-                await c.call_tool(name, args)
-            cpu0, wall0 = time.process_time(), time.perf_counter()
-            for _ in range(calls):
-                result = await c.call_tool(name, args)
-                assert not result.is_error, result
-            cpu1, wall1 = time.process_time(), time.perf_counter()
+    async def timed(call: Any) -> dict[str, Any]:
+        for _ in range(30):
+            await call()
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        for _ in range(calls):
+            result = await call()
+            assert not (result.isError if MCP1 else result.is_error), result
+        cpu1, wall1 = time.process_time(), time.perf_counter()
         return {"cpu_ms": 1000 * (cpu1 - cpu0) / calls, "wall_ms": 1000 * (wall1 - wall0) / calls}
+
+    async def run() -> dict[str, Any]:
+        if MCP1:  # (the names of mcp 1.x: the type checker sees 2.x)
+            connect: Any = importlib.import_module("mcp.client.streamable_http").streamablehttp_client
+            session_type: Any = importlib.import_module("mcp.client.session").ClientSession
+            async with connect(url) as (read, write, _), session_type(read, write) as session:
+                await session.initialize()
+                return await timed(lambda: session.call_tool(name, args))
+        from mcp.client import Client
+
+        async with Client(url, mode=mode) as c:  # type: ignore[arg-type]
+            return await timed(lambda: c.call_tool(name, args))
 
     print(json.dumps(asyncio.run(run())))
 
@@ -99,14 +120,15 @@ def main() -> int:
 
     baseline = "stock" if args.groups == "all" else "without-http-client"
     print(
-        f"Client CPU per tools/call over Streamable HTTP, mcp.client.Client: {baseline} vs adapted "
+        f"Client CPU per tools/call over Streamable HTTP, mcp {importlib.metadata.version('mcp')}'s client: "
+        f"{baseline} vs adapted "
         f"({args.calls} calls, median of {args.reps} runs)"
     )
     print(f"| response | mode | payload | {baseline} ms | adapted ms | speed-up |")
     print("|---|---|---|---:|---:|---:|")
     rows = []
     for response, state, mode in SHAPES:
-        config = bench_http.Config("MCPServer", response, state, 1)
+        config = bench_http.Config(FRAMEWORK, response, state, 1)
         with open(os.devnull, "w") as log:
             server = bench_http.Server(config, "adapted", log)
             try:

@@ -77,6 +77,7 @@ TESTS_1X = [
     "tests/python/test_adapters_mcp1.py",
     "tests/python/test_adapters_mcp1_stdio.py",
     "tests/python/test_adapters_mcp1_http.py",
+    "tests/python/test_adapters_mcp1_http_client.py",
     "tests/python/test_adapters_fastmcp_lookup.py",
     "tests/python/test_adapters_stdio_reading.py",
     "tests/python/test_adapters_otel.py",

@@ -43,7 +43,7 @@ GROUPS: tuple[GroupSpec, ...] = (
         "fastmcp",
         "HTTP",
         ("transport",),
-        "Streamable HTTP: a stateless request answered in JSON in mcp 1.x's one pass, with fastmcp's session",
+        "Streamable HTTP: stateless requests in mcp 1.x's one pass, with the session fastmcp's run opens",
         (Target(_LOW_LEVEL, "LowLevelServer.run", f"{__name__}.http_one_pass", "run", "stock_run"),),
         (
             # The one pass does what the run does with the session it opens and the low-level

@@ -14,6 +14,7 @@ from .._patching.spec import GroupSpec, Target
 _LOWLEVEL = "mcp.server.lowlevel.server"
 _HTTP = "mcp.server.streamable_http"
 _FUNC_METADATA_1X = "mcp.server.fastmcp.utilities.func_metadata"
+_HTTP_CLIENT = "mcp.client.streamable_http"
 # The same models as mcp 2.x's (``adapters.mcp2``) in mcp.types, each message wrapped in the
 # JSONRPCMessage root model.
 _WIRE_1X = (
@@ -112,7 +113,7 @@ GROUPS: tuple[GroupSpec, ...] = (
     http_sse_group("-1x", _WIRE_1X, line=1),
     http_one_pass_group(
         "http-one-pass-1x",
-        "Streamable HTTP: a stateless request answered in JSON in one pass, without a transport loop",
+        "Streamable HTTP: a stateless request or notification (JSON responses) or DELETE in one pass, without a transport loop",
         f"{__name__}.http_one_pass",
         (
             # The transport: what stock's POST runs, and the parts of it this path calls.
@@ -146,6 +147,42 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp.shared.session:RequestResponder.__init__",
             "mcp.shared.message:ServerMessageMetadata",
             "mcp.types:ClientRequest",
+            *_WIRE_1X,
+        ),
+        line=1,
+    ),
+    GroupSpec(
+        "http-client-1x",
+        "mcp",
+        "HTTP client",
+        ("transport", "client"),
+        "Streamable HTTP client: JSON response bodies and SSE events' messages read natively",
+        (
+            Target(
+                _HTTP_CLIENT,
+                "StreamableHTTPTransport._handle_json_response",
+                f"{__name__}.http_client",
+                "handle_json_response",
+                "stock_handle_json_response",
+            ),
+            Target(
+                _HTTP_CLIENT,
+                "StreamableHTTPTransport._handle_sse_event",
+                f"{__name__}.http_client",
+                "handle_sse_event",
+                "stock_handle_sse_event",
+            ),
+        ),
+        (
+            # The callers, and how they call.
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_post_request",
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_sse_response",
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_resumption_request",
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_reconnection",
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport.handle_get_stream",
+            # What the replacements call and read of the module, and the parser they stand in for.
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport._maybe_extract_protocol_version_from_message",
+            f"{_HTTP_CLIENT}:logger",
             *_WIRE_1X,
         ),
         line=1,

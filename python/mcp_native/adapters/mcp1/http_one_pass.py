@@ -1,4 +1,4 @@
-"""mcp 1.x: a stateless Streamable HTTP request answered in JSON, in one pass.
+"""mcp 1.x: a stateless Streamable HTTP request, notification or DELETE in one pass.
 
 Stock, ``StreamableHTTPSessionManager._handle_stateless_request`` builds a transport for every
 POST and starts a task in the manager's task group that connects it (four memory streams and a
@@ -11,30 +11,40 @@ terminated. For an adapted FastMCP 1.x weather call (mcp 1.30.0, in process) tha
 about two thirds of the CPU.
 
 Here, for a server whose ``run`` is the low-level ``Server.run`` (FastMCP 1.x's server and a
-low-level ``Server``; fastmcp 3.x overrides it) in JSON response mode, a POST holding one request
-is served as ``Server.run`` and the session's receive loop serve it, without the streams, the
-router, the loops and their tasks: the transport is built as stock builds it and checks the
-request with its own code (the security settings, ``Accept``, ``Content-Type``); the body is
-parsed and validated as the transport and the session's receive loop validate it; then, in a
-task started from a copy of the request's context (as stock's task is), the server's lifespan is
-entered, a ``ServerSession`` built (stateless, the server's initialization options), the request
-handed to the session's own ``_received_request`` (which answers ``initialize``) and then to the
-server's own ``_handle_message`` (the handler, its errors, its warnings), as the receive loop and
-``Server.run`` hand it over. The session's write stream keeps the request's answer and drops the
-rest, as the router and stock's JSON-mode POST drop it (what the handler notifies goes nowhere:
-a JSON body carries only the response); once the answer is written the transport is terminated
-(its INFO line "Terminating session: None" included), after which the session's writes fail as
-on stock's closed stream. The answer is written when it comes; the request ends once the task
-has left the session and the lifespan.
+low-level ``Server``), or fastmcp 3.x's run where group ``http-one-pass-3x`` says how it opens its
+session (``adapters.fastmcp3.http_one_pass``), what a stateless client sends is served as the
+run and the session's receive loop serve it, without the streams, the router, the loops and
+their tasks:
+
+- a POST holding one request, in JSON response mode: the transport is built as stock builds it
+  and checks the request with its own code (the security settings, ``Accept``,
+  ``Content-Type``); the body is parsed and validated as the transport and the session's receive
+  loop validate it; then, in a task started from a copy of the request's context (as stock's
+  task is), the server's lifespan is entered, the session the run opens built (stateless, the
+  server's initialization options), the request handed to the session's own
+  ``_received_request`` (which answers ``initialize``) and then to the server's own
+  ``_handle_message`` (the handler, its errors, its warnings), as the receive loop and the run
+  hand it over. The session's write stream keeps the request's answer and drops the rest, as
+  the router and stock's JSON-mode POST drop it (what the handler notifies goes nowhere: a JSON
+  body carries only the response). The answer is written when it comes.
+- a POST holding one notification, in JSON response mode: the same checks, the transport's 202,
+  then the same task hands it to the session's ``_received_notification`` and the server's
+  ``_handle_message`` (a cancellation has nothing to cancel in a session of one message).
+- a ``DELETE``: the transport's own answer (405: no session to end), while the task enters and
+  leaves the lifespan and the session, as stock's run does for it.
+
+Then the transport is terminated (its INFO line "Terminating session: None" included), after
+which the session's writes fail as on stock's closed stream; the request ends once the task has
+left the session and the lifespan.
 
 Everything else takes the stock path, the body handed back to it where it was read: SSE
-responses, notifications, responses, batches, ``GET``, ``DELETE``, a body the transport's parser
-or the session's validation refuses, a protocol version header stock refuses (stock answers
-each), a server with a ``run`` of its own or with task support, DEBUG on the loggers of the
-stock path (it writes lines this path does not pass through), a function of the stock path
-replaced by someone else (OpenTelemetry's instrumentation wraps the transport's ``connect``), a
-backend other than asyncio. Where the request is cancelled (the server shutting down), the
-transport is terminated and the task cancelled, as 1.30's stock path does.
+responses to a POST, responses, batches, ``GET``, a body the transport's parser or the
+session's validation refuses, a protocol version header stock refuses (stock answers each),
+a server with another ``run`` of its own (fastmcp 2.x's) or with task support, DEBUG on the
+loggers of the stock path (it writes lines this path does not pass through), a function of the
+stock path replaced by someone else (OpenTelemetry's instrumentation wraps the transport's
+``connect``), a backend other than asyncio. Where the request is cancelled (the server shutting
+down), the transport is terminated and the task cancelled, as 1.30's stock path does.
 """
 
 from __future__ import annotations
