@@ -343,3 +343,15 @@ def _served(cmd: Callable[[int], list[str]], cwd: Path, env: dict[str, str]) -> 
 def served() -> Callable[[Callable[[int], list[str]], Path, dict[str, str]], contextlib.AbstractContextManager[int]]:
     """``with served(lambda port: [...], cwd, env) as port:`` an HTTP server's process on 127.0.0.1."""
     return _served
+
+
+@pytest.fixture(scope="module")
+def canned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The MCP endpoint of ``http_canned``'s server, which answers each POST with the body its
+    case names (the client transports' tests, both SDK lines)."""
+    from http_canned import CANNED_APP, stock_env, uvicorn
+
+    tmp_path = tmp_path_factory.mktemp("canned")
+    (tmp_path / "canned_app.py").write_text(CANNED_APP)
+    with _served(uvicorn("canned_app:app"), tmp_path, stock_env()) as port:
+        yield f"http://127.0.0.1:{port}/mcp"

@@ -3,8 +3,13 @@ is answered with the body its case names, good or malformed, JSON or SSE."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+from mcp_native import adapters
 
 if sys.version_info < (3, 11):
     from exceptiongroup import BaseExceptionGroup  # anyio's backport on 3.10
@@ -111,6 +116,10 @@ CASES = [
 ]  # fmt: skip
 
 
+# conftest's ``served``: ``with served(lambda port: cmd, cwd, env) as port:``.
+Served = Callable[[Callable[[int], list[str]], Path, dict[str, str]], AbstractContextManager[int]]
+
+
 def uvicorn(module: str) -> Callable[[int], list[str]]:
     def cmd(port: int) -> list[str]:
         return [sys.executable, "-m", "uvicorn", module, "--port", str(port), "--log-level", "critical"]
@@ -122,3 +131,7 @@ def leaves(e: BaseException) -> list[str]:
     if isinstance(e, BaseExceptionGroup):
         return [leaf for inner in e.exceptions for leaf in leaves(inner)]
     return [f"{type(e).__name__}: {e}"]
+
+
+def stock_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k != adapters.ENVIRONMENT}

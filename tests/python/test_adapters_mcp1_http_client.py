@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
-import os
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,7 @@ import pytest
 if not importlib.metadata.version("mcp").startswith("1."):
     pytest.skip("needs the mcp 1.x line (scripts/sdk-pairs runs it on mcp 1.30.0 and 1.26.0)", allow_module_level=True)
 
-from http_canned import CANNED_APP, CASES, leaves, uvicorn
+from http_canned import CASES, Served, leaves, stock_env, uvicorn
 from mcp_native import adapters
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("adapters_restored")]
@@ -36,21 +34,6 @@ ROOT = Path(__file__).resolve().parents[2]
 transport: Any = importlib.import_module("mcp.client.streamable_http")
 types: Any = importlib.import_module("mcp.types")
 SessionMessage: Any = importlib.import_module("mcp.shared.message").SessionMessage
-
-# conftest's ``served``: ``with served(lambda port: cmd, cwd, env) as port:``.
-Served = Callable[[Callable[[int], list[str]], Path, dict[str, str]], AbstractContextManager[int]]
-
-
-def _stock_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k != adapters.ENVIRONMENT}
-
-
-@pytest.fixture(scope="module")
-def canned(tmp_path_factory: pytest.TempPathFactory, served: Served) -> Iterator[str]:
-    tmp_path = tmp_path_factory.mktemp("canned")
-    (tmp_path / "canned_app.py").write_text(CANNED_APP)
-    with served(uvicorn("canned_app:app"), tmp_path, _stock_env()) as port:
-        yield f"http://127.0.0.1:{port}/mcp"
 
 
 def _seen(item: Any) -> tuple[Any, ...]:
@@ -124,7 +107,7 @@ async def test_the_native_path_is_taken(canned: str, monkeypatch: pytest.MonkeyP
 
 @pytest.fixture(scope="module", params=["json", "sse"])
 def real(request: pytest.FixtureRequest, served: Served) -> Iterator[tuple[str, str]]:
-    env = {**_stock_env(), "HTTP_APP": "fastmcp1", "HTTP_RESPONSE": request.param, "HTTP_STATE": "stateful"}
+    env = {**stock_env(), "HTTP_APP": "fastmcp1", "HTTP_RESPONSE": request.param, "HTTP_STATE": "stateful"}
     env["FASTMCP_LOG_LEVEL"] = "WARNING"
     cmd = uvicorn("http_app:app")
     with served(lambda port: [*cmd(port), "--app-dir", str(ROOT / "benchmarks")], ROOT, env) as port:

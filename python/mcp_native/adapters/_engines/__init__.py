@@ -13,6 +13,7 @@ HTTP = f"{__name__}.http"
 HTTP_SSE = f"{__name__}.http_sse"
 _TRANSPORT = "mcp.server.streamable_http"
 _MANAGER = "mcp.server.streamable_http_manager"
+_HTTP_CLIENT = "mcp.client.streamable_http"
 # What ``stdio_client.spawn`` calls in each line's ``mcp.client.stdio``, the same names on both.
 _SPAWN = (
     "mcp.client.stdio:_get_executable_command",
@@ -96,6 +97,46 @@ def http_one_pass_group(
             f"{_MANAGER}:StreamableHTTPSessionManager._handle_request",
             f"{_MANAGER}:StreamableHTTPSessionManager.__init__",
             f"{_MANAGER}:StreamableHTTPSessionManager.run",
+            *relies_on,
+        ),
+        line=line,
+    )
+
+
+def http_client_group(suffix: str, entry: str, relies_on: tuple[str, ...], line: int | None = None) -> GroupSpec:
+    """The Streamable HTTP client's group: the two methods the line's module ``entry`` replaces,
+    their callers and the module's logger have the same names on both SDK lines; what else the
+    line's replacements read, and the parser they stand in for, is its ``relies_on``."""
+    return GroupSpec(
+        f"http-client{suffix}",
+        "mcp",
+        "HTTP client",
+        ("transport", "client"),
+        "Streamable HTTP client: JSON response bodies and SSE events' messages read natively",
+        (
+            Target(
+                _HTTP_CLIENT,
+                "StreamableHTTPTransport._handle_json_response",
+                entry,
+                "handle_json_response",
+                "stock_handle_json_response",
+            ),
+            Target(
+                _HTTP_CLIENT,
+                "StreamableHTTPTransport._handle_sse_event",
+                entry,
+                "handle_sse_event",
+                "stock_handle_sse_event",
+            ),
+        ),
+        (
+            # The callers, and how they call.
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_post_request",
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_sse_response",
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_resumption_request",
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_reconnection",
+            f"{_HTTP_CLIENT}:StreamableHTTPTransport.handle_get_stream",
+            f"{_HTTP_CLIENT}:logger",
             *relies_on,
         ),
         line=line,

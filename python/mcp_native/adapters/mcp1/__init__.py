@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._engines import (
+    http_client_group,
     http_one_pass_group,
     http_responses_group,
     http_sse_group,
@@ -122,6 +123,7 @@ GROUPS: tuple[GroupSpec, ...] = (
             f"{_HTTP}:StreamableHTTPServerTransport.handle_request",
             f"{_HTTP}:StreamableHTTPServerTransport._handle_request",
             f"{_HTTP}:StreamableHTTPServerTransport._handle_post_request",
+            f"{_HTTP}:StreamableHTTPServerTransport._handle_delete_request",
             f"{_HTTP}:StreamableHTTPServerTransport._check_accept_headers",
             f"{_HTTP}:StreamableHTTPServerTransport._check_content_type",
             f"{_HTTP}:StreamableHTTPServerTransport._validate_request_headers",
@@ -141,50 +143,23 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp.server.session:ServerSession.__init__",
             "mcp.server.session:ServerSession._receive_loop",
             "mcp.server.session:ServerSession._received_request",
+            "mcp.server.session:ServerSession._received_notification",
             "mcp.shared.session:BaseSession.__init__",
             "mcp.shared.session:BaseSession.__aexit__",
             "mcp.shared.session:BaseSession._receive_loop",
             "mcp.shared.session:RequestResponder.__init__",
             "mcp.shared.message:ServerMessageMetadata",
             "mcp.types:ClientRequest",
+            "mcp.types:ClientNotification",
+            "mcp.types:CancelledNotification",
             *_WIRE_1X,
         ),
         line=1,
     ),
-    GroupSpec(
-        "http-client-1x",
-        "mcp",
-        "HTTP client",
-        ("transport", "client"),
-        "Streamable HTTP client: JSON response bodies and SSE events' messages read natively",
-        (
-            Target(
-                _HTTP_CLIENT,
-                "StreamableHTTPTransport._handle_json_response",
-                f"{__name__}.http_client",
-                "handle_json_response",
-                "stock_handle_json_response",
-            ),
-            Target(
-                _HTTP_CLIENT,
-                "StreamableHTTPTransport._handle_sse_event",
-                f"{__name__}.http_client",
-                "handle_sse_event",
-                "stock_handle_sse_event",
-            ),
-        ),
-        (
-            # The callers, and how they call.
-            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_post_request",
-            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_sse_response",
-            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_resumption_request",
-            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_reconnection",
-            f"{_HTTP_CLIENT}:StreamableHTTPTransport.handle_get_stream",
-            # What the replacements call and read of the module, and the parser they stand in for.
-            f"{_HTTP_CLIENT}:StreamableHTTPTransport._maybe_extract_protocol_version_from_message",
-            f"{_HTTP_CLIENT}:logger",
-            *_WIRE_1X,
-        ),
+    http_client_group(
+        "-1x",
+        f"{__name__}.http_client",
+        (f"{_HTTP_CLIENT}:StreamableHTTPTransport._maybe_extract_protocol_version_from_message", *_WIRE_1X),
         line=1,
     ),
     GroupSpec(

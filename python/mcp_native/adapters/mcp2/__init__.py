@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .._engines import (
     HTTP,
+    http_client_group,
     http_one_pass_group,
     http_responses_group,
     http_sse_group,
@@ -82,37 +83,11 @@ GROUPS: tuple[GroupSpec, ...] = (
         # The parser of the lines the decoder has not proven (_engines.reading), as stock's reader.
         ("mcp.client.stdio:_parse_line", "mcp_types.jsonrpc:jsonrpc_message_adapter", *_WIRE),
     ),
-    GroupSpec(
-        "http-client",
-        "mcp",
-        "HTTP client",
-        ("transport", "client"),
-        "Streamable HTTP client: JSON response bodies and SSE events' messages read natively",
+    http_client_group(
+        "",
+        f"{__name__}.http_client",
         (
-            Target(
-                _HTTP_CLIENT,
-                "StreamableHTTPTransport._handle_json_response",
-                f"{__name__}.http_client",
-                "handle_json_response",
-                "stock_handle_json_response",
-            ),
-            Target(
-                _HTTP_CLIENT,
-                "StreamableHTTPTransport._handle_sse_event",
-                f"{__name__}.http_client",
-                "handle_sse_event",
-                "stock_handle_sse_event",
-            ),
-        ),
-        (
-            # The callers, and how they call.
-            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_post_request",
-            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_sse_response",
-            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_resumption_request",
-            f"{_HTTP_CLIENT}:StreamableHTTPTransport._handle_reconnection",
-            f"{_HTTP_CLIENT}:StreamableHTTPTransport.handle_get_stream",
             # What the replacements read of the module, and the parser they stand in for.
-            f"{_HTTP_CLIENT}:logger",
             f"{_HTTP_CLIENT}:ErrorData",
             f"{_HTTP_CLIENT}:PARSE_ERROR",
             "mcp_types.jsonrpc:jsonrpc_message_adapter",
