@@ -55,7 +55,7 @@ import functools
 import importlib
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from http import HTTPStatus
 from typing import Any
@@ -103,15 +103,11 @@ def _sessions() -> tuple[Any, Any, SdkSteps]:
     return server_session, shared.RequestResponder, skipped
 
 
-def session_closed(session: Any) -> Awaitable[None]:
+async def session_closed(session: Any) -> None:
     """The session's exit without its receive loop (which would close the stream to the server):
     that stream, then what the session's exit stack holds."""
-
-    async def close() -> None:
-        await session._incoming_message_stream_writer.aclose()
-        await session._exit_stack.aclose()
-
-    return close()
+    await session._incoming_message_stream_writer.aclose()
+    await session._exit_stack.aclose()
 
 
 @asynccontextmanager
