@@ -53,7 +53,12 @@ JSON, STATELESS = os.environ["KIND"] == "json", os.environ["STATE"] == "stateles
 if os.environ["FRAMEWORK"] == "fastmcp":  # fastmcp 3.x, whose run is its own
     import fastmcp
 
+    from fastmcp.server.middleware import PingMiddleware
+
     server = fastmcp.FastMCP("weather")
+    # A loop in the session's task group from the first request on, until a ping fails: in a
+    # stateless session, once the request is over and the next ping is due (here, 10 minutes).
+    server.add_middleware(PingMiddleware(interval_ms=600_000))
 else:
     from mcp.server.fastmcp import FastMCP
 
@@ -86,7 +91,7 @@ async def context() -> str:
 # The low-level server's lifespan, entered per stateless request (stock enters it in its run),
 # counted; and a notification's handler, which says what task it ran in.
 low = server._mcp_server
-seen = {"lifespans": 0, "roots changed": []}
+seen = {"lifespans": 0, "roots changed": [], "posts done": 0}
 server_lifespan = low.lifespan
 
 
@@ -132,6 +137,8 @@ starlette_app = (
 async def app(scope, receive, send):
     caller.set("the request's")
     await starlette_app(scope, receive, send)
+    if scope["type"] == "http" and scope["method"] == "POST":
+        seen["posts done"] += 1
 """
 )
 
@@ -244,6 +251,7 @@ def servers(
             "streamed": 0,
             "lifespans": 0,
             "roots changed": [],
+            "posts done": 0,
         }
         assert probe(adapted) == {
             "writer": "mcp_native.adapters._engines.http",
@@ -253,6 +261,7 @@ def servers(
             "streamed": 0,
             "lifespans": 0,
             "roots changed": [],
+            "posts done": 0,
         }
         clients = Client(stock, logs[0], request.param), Client(adapted, logs[1], request.param)
         if state == "session":
@@ -376,6 +385,22 @@ def test_a_stateless_notification_and_delete_are_served_in_one_pass(servers: tup
         assert adapted[2] == (["the request's _serve"] if one_pass else stock[2])
     else:
         assert stock[2] == adapted[2] == []
+
+
+def test_what_the_run_leaves_running_outlives_the_request(servers: tuple[Client, Client]) -> None:
+    """fastmcp's ping middleware starts a loop in the session's task group that a stateless
+    session keeps until its next ping (10 minutes here): stock's request ends with its answer, the
+    loop going on in the session manager's task group with the rest of its run; so does the one
+    pass's."""
+    if not servers[0].mode.startswith("fastmcp"):
+        pytest.skip("fastmcp 3.x's run")
+    for client in servers:
+        before = probe(client.port)["posts done"]
+        assert client.post({"jsonrpc": "2.0", "id": 9, **CALLS["weather"]})[0] == 200
+        deadline = time.monotonic() + 10
+        while probe(client.port)["posts done"] == before and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert probe(client.port)["posts done"] == before + 1
 
 
 # What the one pass leaves to the stock path (and a ping it serves): (body, headers, method).

@@ -34,8 +34,10 @@ their tasks:
   leaves the lifespan and the session, as stock's run does for it.
 
 Then the transport is terminated (its INFO line "Terminating session: None" included), after
-which the session's writes fail as on stock's closed stream; the request ends once the task has
-left the session and the lifespan.
+which the session's writes fail as on stock's closed stream, and the request ends; what the task
+has left to do (the handler's tail, the tasks fastmcp starts in its session's task group, the
+session's and the lifespan's exits) goes on in the session manager's task group, as stock's run
+task does.
 
 Everything else takes the stock path, the body handed back to it where it was read: SSE
 responses to a POST, responses, batches, ``GET``, a body the transport's parser or the
@@ -278,4 +280,12 @@ async def handle_stateless_request(self: Any, scope: Any, receive: Any, send: An
             out.closed = True
             await transport.terminate()
     assert task is not None
-    await task  # the handler's end, the session's and the lifespan's exits
+    if not task.done():
+        # What the task still has to do (the handler's tail, tasks fastmcp starts in the session's
+        # task group, the session's and the lifespan's exits) outlives the request in the
+        # manager's task group, as stock's run task does; its shutdown cancels it.
+        self._task_group.start_soon(_outlive, task)
+
+
+async def _outlive(task: asyncio.Task[None]) -> None:
+    await task  # (cancelled, this cancels the task it waits for)
