@@ -42,8 +42,8 @@ def per_request_costs(installed: Callable[[str], str | None] = _installed, app_l
         # Its constructor passes log_level="INFO" to its settings, over FASTMCP_LOG_LEVEL.
         found.append(
             f'FastMCP (mcp {mcp}) logs each request at INFO {to} ("Processing request of type ...", '
-            '"Terminating session: None" when stateless): server CPU per weather call 1.69 ms at INFO, '
-            "0.62 ms at WARNING adapted, 3.19 and 2.02 ms stock (mcp 1.30.0, stateless JSON, uvicorn, "
+            '"Terminating session: None" when stateless): server CPU per weather call 1.41 ms at INFO, '
+            "0.33 ms at WARNING adapted, 3.54 and 2.38 ms stock (mcp 1.30.0, stateless JSON, uvicorn, "
             'scripts/bench-http); set FastMCP(..., log_level="WARNING") (FASTMCP_LOG_LEVEL does not reach it)'
         )
     elif mcp is not None and not app_loaded:
@@ -171,7 +171,7 @@ def app_costs(target: str) -> list[str]:
         found.append(
             f"{target}: the SDK logs at INFO, a line for each session or 2025-era stateless request: server "
             "CPU per weather call 1.00 ms at INFO, 0.45 ms at WARNING adapted (MCPServer, mcp 2.3.0; "
-            "FastMCP 1.x 1.69 and 0.62 ms, mcp 1.30.0; stateless JSON, scripts/bench-http); set the "
+            "FastMCP 1.x 1.41 and 0.33 ms, mcp 1.30.0; stateless JSON, scripts/bench-http); set the "
             'server\'s log_level="WARNING" (MCPServer(...) and FastMCP 1.x take it only as an argument)'
         )
     for server, json_response, stateless in apps:

@@ -29,7 +29,7 @@ def test_each_cost_is_named_with_its_setting() -> None:
     logging, server, access_log, client = found
     assert access_log.startswith("uvicorn 0.54.0 writes an access-log line")
     assert logging.startswith("FastMCP (mcp 1.30.0) logs each request at INFO through rich")
-    assert "1.69 ms at INFO" in logging and 'log_level="WARNING"' in logging
+    assert "1.41 ms at INFO" in logging and 'log_level="WARNING"' in logging
     assert server.startswith("uvicorn 0.54.0 without httptools and uvloop:")
     assert "911 µs" in server and "uvicorn[standard]" in server
     assert client.startswith("httpcore without sniffio:") and "5.5%" in client and "install sniffio" in client
