@@ -8,13 +8,15 @@ hypercorn, chosen by the environment.
 Stock as written; adapted with ``MCP_NATIVE_ADAPTERS=1`` in the environment (every worker). The
 MCP endpoint is ``/mcp``. ``fastmcp1`` is mcp 1.x's FastMCP (``mcp.server.fastmcp``). Beside the example tools, ``ticking(steps)`` reports progress every
 10 ms (a long SSE stream for a client to drop), and ``GET /stats`` answers with the worker's own
-pid, resident memory and number of asyncio tasks.
+pid, resident memory and number of asyncio tasks. ``HTTP_GC_FREEZE=1`` freezes the heap once
+the app is built (``gc.freeze()``, as doctor suggests), on both sides.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import os
 import sys
 from pathlib import Path
@@ -142,3 +144,8 @@ elif FRAMEWORK == "minimcp":
     app.router.routes.append(Route("/stats", stats, methods=["GET"]))
 else:
     raise SystemExit(f"HTTP_APP must be mcpserver, lowlevel, fastmcp, fastmcp1 or minimcp, not {FRAMEWORK!r}")
+
+if os.environ.get("HTTP_GC_FREEZE"):
+    # What doctor suggests for a server whose heap is large: the objects built so far (the SDK's
+    # models and schemas, the app) left out of every later collection, stock and adapted alike.
+    gc.freeze()
