@@ -97,6 +97,8 @@ def _targets() -> list[Any]:
         mcp.server.mcpserver.utilities.func_metadata.FuncMetadata.convert_result,
         mcp.server.runner.ServerRunner._serialize,
         mcp.server.lowlevel.server.Server.get_request_handler,
+        mcp.server.runner.aclose_shielded,
+        vars(importlib.import_module("mcp.server._streamable_http_modern"))["validate_mcp_param_headers"],
         mcp.client.stdio.stdio_client,
         mcp.stdio_client,
         # mcp 2.0's Client imports no stdio transport: its module has no binding to patch.
@@ -165,7 +167,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
     before = _targets()
     _tested_with(monkeypatch, sdk_versions, "mcp", "mcp.client.stdio:_drain_stdout")
     with pytest.warns(
-        RuntimeWarning, match=r"mcp 9\.9\.9: 14 of 15 groups \(stock: stdio-client; see python -m mcp_native doctor\)"
+        RuntimeWarning, match=r"mcp 9\.9\.9: 16 of 17 groups \(stock: stdio-client; see python -m mcp_native doctor\)"
     ):
         report = adapters.install()
     assert report.stock == ["stdio-client"]
@@ -176,7 +178,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
         == "mcp 9.9.9 is not a tested release (2.0.1, 2.1.1, 2.2.0, 2.3.0) and its source differs in mcp.client.stdio:_drain_stdout"
     )
     after = _targets()
-    assert after[8:] == before[8:] and after[0] is not before[0]  # the client transport alone is stock
+    assert after[10:] == before[10:] and after[0] is not before[0]  # the client transport alone is stock
     with pytest.raises(adapters.UnsupportedVersion, match=r"stdio-client: mcp 9\.9\.9 is not a tested release"):
         adapters.install(strict=True)
     assert _targets() == before
@@ -184,7 +186,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
 
 def test_an_untested_fastmcp_leaves_mcp_patched(monkeypatch: pytest.MonkeyPatch, sdk_versions: dict[str, str]) -> None:
     _tested_with(monkeypatch, sdk_versions, "fastmcp", "fastmcp.tools.base:_serialize_to_jsonable", "4.9.0")
-    line = f"mcp {sdk_versions['mcp']}: 15 of 15 groups; fastmcp 4.9.0: 2 of 3 groups"
+    line = f"mcp {sdk_versions['mcp']}: 17 of 17 groups; fastmcp 4.9.0: 2 of 3 groups"
     with pytest.warns(RuntimeWarning, match=re.escape(line)):
         report = adapters.install()
     assert report.stock == ["fastmcp-results"]

@@ -3,7 +3,9 @@ adapted uvicorn server on 127.0.0.1 give the same answers (status, content type,
 each event of the stream, pings included) to calls answered before any notification (JSON),
 calls that notify first or stay quiet past the window (an event stream), errors, and requests
 refused before any handler runs; the adapted server runs its handlers outside stock's task
-group; a client gone mid-call cancels the handler and leaves no task behind on both."""
+group; a client gone mid-call cancels the handler and leaves no task behind on both. The
+``Mcp-Param-*`` check (``http-modern-params``): a tool that declares a header is checked as stock
+checks it, one that declares none answers without stock's walk, anything not plain JSON takes it."""
 
 from __future__ import annotations
 
@@ -25,8 +27,11 @@ APP = (
     + """
 import logging
 
+from typing import Annotated
+
 import mcp.server._streamable_http_modern as modern
 from mcp.server.mcpserver import MCPServer
+from pydantic import Field
 
 modern._SSE_PING_INTERVAL = 0.3  # the window and the pings, shortened for the test
 server = MCPServer("modern", log_level="WARNING")
@@ -40,6 +45,11 @@ def weather(city: str) -> dict:
 """
     + TOOLS
     + """
+
+@server.tool()
+def routed(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})], city: str) -> str:
+    return f"{region}/{city}"
+
 
 @server.tool()
 async def path() -> str:
@@ -92,6 +102,22 @@ EXCHANGES: dict[str, tuple[bytes | None, dict[str, str], str]] = {
     "quiet past the window": (_call("quiet", {"seconds": 0.5}), _tool_headers("quiet"), "POST"),
     "tools/list": (_body("tools/list"), {"Mcp-Method": "tools/list"}, "POST"),
     "unknown method": (_body("no/such"), {"Mcp-Method": "no/such"}, "POST"),
+    "a declared header": (
+        _call("routed", {"region": "eu", "city": "Oslo"}),
+        {**_tool_headers("routed"), "Mcp-Param-Region": "eu"},
+        "POST",
+    ),
+    "a declared header, missing": (_call("routed", {"region": "eu", "city": "Oslo"}), _tool_headers("routed"), "POST"),
+    "a declared header, another value": (
+        _call("routed", {"region": "eu", "city": "Oslo"}),
+        {**_tool_headers("routed"), "Mcp-Param-Region": "us"},
+        "POST",
+    ),
+    "a header no tool declares": (
+        _call("weather", {"city": "Oslo"}),
+        {**_tool_headers("weather"), "Mcp-Param-City": "Paris"},
+        "POST",
+    ),
     "the header names another tool": (_call("weather", {"city": "x"}), _tool_headers("fails"), "POST"),
     "no _meta": (_call("weather").replace(b'"_meta"', b'"meta"'), _tool_headers("weather"), "POST"),
     "not JSON": (b'{"jsonrpc": "2.0", "id": 1,', {}, "POST"),
@@ -137,6 +163,13 @@ def test_stock_and_adapted_answer_alike(servers: tuple[int, int, Path, Path], na
         assert answers[0][1] == "text/event-stream" and answers[0][2][0] == "ping"  # type: ignore[index]
     if name == "call":
         assert answers[0][:2] == (200, "application/json")
+    if name.startswith("a declared header"):
+        status, _, answer = answers[0]
+        assert isinstance(answer, dict)
+        if name == "a declared header":
+            assert status == 200 and answer["result"]["content"][0]["text"] == "eu/Oslo", answer
+        else:
+            assert status == 400 and "Mcp-Param-Region header" in answer["error"]["message"], answer
 
 
 def _path(port: int) -> str:
@@ -195,3 +228,58 @@ def test_install_patches_the_managers_name_and_uninstall_restores_it() -> None:
     assert manager.handle_modern_request.__module__ == "mcp_native.adapters.mcp2.http_modern"
     adapters.uninstall()
     assert manager.handle_modern_request is stock
+
+
+@pytest.mark.usefixtures("adapters_restored")
+def test_the_param_check_skips_stocks_walk_only_for_a_plain_schema_that_declares_no_header(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+
+    adapters.install()
+    modern = importlib.import_module("mcp.server._streamable_http_modern")
+    inbound = importlib.import_module("mcp.shared.inbound")
+    from mcp_native.adapters.mcp2 import http_modern
+
+    assert modern.validate_mcp_param_headers is http_modern.validate_mcp_param_headers
+    stock = inbound.validate_mcp_param_headers
+    walked: list[object] = []
+
+    def spy(schema: object, arguments: object, headers: object) -> object:
+        walked.append(schema)
+        return stock(schema, arguments, headers)
+
+    monkeypatch.setattr(http_modern, "stock_validate_mcp_param_headers", spy)
+
+    class Schema(dict):  # type: ignore[type-arg]
+        pass
+
+    city: dict[str, Any] = {
+        "type": "object",
+        "properties": {"city": {"type": "string", "default": None}},
+        "required": ["city"],
+    }
+    deep: dict[str, object] = {"type": "string"}
+    for _ in range(5_000):
+        deep = {"allOf": [deep]}
+    declared = {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}
+    nested = {"type": "object", "$defs": {"a": {"properties": {"b": {"x-mcp-header": "B", "type": "string"}}}}}
+    headers = {"mcp-param-region": "us", "mcp-param-city": "Paris"}
+    cases: list[tuple[object, bool]] = [
+        (city, False),  # plain, nothing declared: answered at once
+        ({"type": "object", "properties": {"n": {"enum": [1, 2.5, True, None]}}}, False),
+        (declared, True),  # a declaration, wherever it is: stock's check
+        (nested, True),
+        ({"type": "object", "properties": {"city": {"enum": ("a", "b")}}}, True),  # a tuple: not plain JSON
+        (Schema(city), True),  # a dict subclass
+        ({"type": "object", "properties": Schema(city["properties"])}, True),
+        (deep, True),  # deeper than the stack: stock's own walk
+    ]
+    for schema, takes_stock in cases:
+        walked.clear()
+        got = http_modern.validate_mcp_param_headers(schema, {"region": "eu", "city": "Oslo"}, headers)
+        assert got == stock(schema, {"region": "eu", "city": "Oslo"}, headers)
+        assert walked == ([schema] if takes_stock else []), schema
+    # A declared header that disagrees is still refused, with stock's code.
+    refused = http_modern.validate_mcp_param_headers(declared, {"region": "eu"}, headers)
+    assert refused is not None and "Mcp-Param-Region header does not match" in refused.message

@@ -72,6 +72,24 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp_types.jsonrpc:JSONRPCRequest",
         ),
     ),
+    GroupSpec(
+        "runner-unwind",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "server runner: a connection with nothing to unwind ends without a shielded, timed scope",
+        (
+            Target(
+                "mcp.server.runner",
+                "aclose_shielded",
+                f"{__name__}.server_runner",
+                "aclose_shielded",
+                "stock_aclose_shielded",
+            ),
+        ),
+        # Where the stack comes from: a Connection makes a plain AsyncExitStack.
+        ("mcp.server.connection:Connection.__init__",),
+    ),
     stdio_client_group(
         "",
         f"{__name__}.stdio_client",
@@ -214,6 +232,31 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp.server.runner:serve_one",
             "mcp.shared.inbound:classify_inbound_request",
             "mcp.shared.inbound:find_duplicated_routing_header",
+        ),
+    ),
+    GroupSpec(
+        "http-modern-params",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP (2026-07-28): no Mcp-Param-* walk for a tool whose schema declares no header",
+        (
+            Target(
+                _HTTP_MODERN,
+                "validate_mcp_param_headers",
+                f"{__name__}.http_modern",
+                "validate_mcp_param_headers",
+                "stock_validate_mcp_param_headers",
+                holds="mcp.shared.inbound:validate_mcp_param_headers",  # imported by name
+            ),
+        ),
+        (
+            # The check, and what decides which positions it looks at: only those whose dict
+            # carries the key, found by the walk over the schema's own dicts.
+            "mcp.shared.inbound:validate_mcp_param_headers",
+            "mcp.shared.inbound:_annotated_positions",
+            "mcp.shared.inbound:_walk_schema_positions",
+            "mcp.shared.inbound:X_MCP_HEADER_KEY",
         ),
     ),
     GroupSpec(

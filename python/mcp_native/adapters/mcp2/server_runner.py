@@ -1,5 +1,6 @@
-"""``mcp.server.runner._replay_from_opening_request`` (``mcp`` 2.x: what ``Server.run`` serves a
-stdio connection through, for MCPServer and fastmcp alike) without its relay task.
+"""The server runner of ``mcp`` 2.x: ``_replay_from_opening_request`` (what ``Server.run`` serves
+a stdio connection through, for MCPServer and fastmcp alike) without its relay task, and
+``aclose_shielded`` without its scope where a connection has nothing to unwind.
 
 Stock peeks at the client's first request, then starts a task that replays the frames it
 peeked at and relays every later message from the transport's stream into a second memory
@@ -7,6 +8,14 @@ stream, which the serving loop reads: one more task wakeup and stream hop per me
 serving loop gets a stream that replays the same frames and then reads the transport's stream
 itself: the same messages in the same order, with the same sender contexts, and a yield to the
 event loop at each receive as a memory stream's checkpoint gives.
+
+``aclose_shielded`` ends every connection the runner serves, and a Streamable HTTP server makes
+one per request (``serve_one`` for a 2026-07-28 request, the one pass of a 2025-era one): stock
+enters a shielded cancel scope bounded by a timer (a handle scheduled on the event loop, then
+cancelled) around ``connection.exit_stack.aclose()``. With no callback on the stack, which is
+what a request leaves unless a handler pushed one, that close returns without suspending: there
+is nothing to shield, to bound or to log, and the call returns at once. A stack with a callback,
+or of another kind, takes stock's.
 """
 
 from __future__ import annotations
@@ -15,7 +24,7 @@ import contextvars
 import logging
 from collections import deque
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import anyio
@@ -31,6 +40,7 @@ from .._engines.wire import ReceiveStream
 # The stock function's logger and lead limit.
 logger = logging.getLogger("mcp.server.runner")
 stock_replay: Any = None  # the original, kept by install()
+stock_aclose_shielded: Any = None  # the original, kept by install()
 
 
 def _limit() -> int:
@@ -113,3 +123,11 @@ async def replay_from_opening_request(read_stream: Any) -> AsyncIterator[tuple[J
         await read_stream.aclose()
         if replayed is not None:
             replayed.close()
+
+
+async def aclose_shielded(connection: Any) -> None:
+    """``aclose_shielded``: stock's, unless the connection's exit stack holds nothing to unwind."""
+    stack = connection.exit_stack
+    if type(stack) is AsyncExitStack and not stack._exit_callbacks:  # type: ignore[attr-defined]  # its deque
+        return
+    await stock_aclose_shielded(connection)
