@@ -14,15 +14,24 @@ The HTTP server (uvicorn, its protocol, starlette's routing) comes on top: ``ben
 measures that whole, under load. This one shows what is left to take out of the SDKs' own
 path, and what no adapter can take out without changing what a sync tool runs on.
 
+``--callgrind`` counts instructions per call instead (steady where CPU time swings with the
+machine's other load): each child runs under ``valgrind --tool=callgrind`` twice, with 40 and
+240 calls per window, and the difference is divided by the 1,000 calls it adds; the collector is
+off in those children (its share depends on the heap, see ``doctor``). About 3 minutes a row.
+
     python benchmarks/bench_http_floor.py [--calls N] [--framework mcpserver|fastmcp ...]
+        [--era 2026-07-28|"2025 era" ...] [--response json|sse ...] [--tools sync|async ...] [--callgrind]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -96,6 +105,8 @@ async def _drive(calls: int) -> float:
         if sent[0]["status"] != 200 or b"c%d" % i not in out:
             raise SystemExit(f"call {i}: {sent[0]['status']} {out[:300]!r}")
 
+    if os.environ.get("HTTP_FLOOR_NO_GC"):
+        gc.disable()
     async with app.router.lifespan_context(app):
         for i in range(300):  # warm up
             await call(i)
@@ -139,40 +150,60 @@ def _hops(calls: int) -> dict[str, float]:
     return asyncio.run(measure())
 
 
-def _child(env: dict[str, str], calls: int) -> float:
+def _child(env: dict[str, str], calls: int, callgrind: bool = False) -> float:
+    """CPU µs per call in a child run with ``env``; with ``callgrind``, instructions per call."""
     cmd = [sys.executable, __file__, "--child", "--calls", str(calls)]
     base = {k: v for k, v in os.environ.items() if k != "MCP_NATIVE_ADAPTERS"}
-    done = subprocess.run(cmd, env={**base, **env}, capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        raise SystemExit(f"bench_http_floor: {env}: {done.stderr[-2000:]}")
-    return float(done.stdout.strip().splitlines()[-1])
+    if not callgrind:
+        done = subprocess.run(cmd, env={**base, **env}, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            raise SystemExit(f"bench_http_floor: {env}: {done.stderr[-2000:]}")
+        return float(done.stdout.strip().splitlines()[-1])
+    counts = []
+    for n in (40, 240):
+        grind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd[:-1], str(n)]
+        done = subprocess.run(grind, env={**base, **env, "HTTP_FLOOR_NO_GC": "1"}, capture_output=True, text=True)
+        found = re.search(r"Collected : (\d+)", done.stderr)
+        if done.returncode != 0 or found is None:
+            raise SystemExit(f"bench_http_floor: {env}: {done.stderr[-2000:]}")
+        counts.append(int(found.group(1)))
+    return (counts[1] - counts[0]) / (5 * 200)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--calls", type=int, default=2000, help="calls per window (5 windows)")
     ap.add_argument("--framework", action="append", choices=["mcpserver", "fastmcp"])
+    ap.add_argument("--era", action="append", choices=list(ERAS))
+    ap.add_argument("--response", action="append", choices=["json", "sse"])
+    ap.add_argument("--tools", action="append", choices=["sync", "async"])
+    ap.add_argument("--callgrind", action="store_true", help="instructions per call, counted by callgrind")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         print(asyncio.run(_drive(args.calls)))
         return
-    print("A sync tool's worker-thread hop alone, CPU µs per call:")
-    for name, us in _hops(args.calls).items():
-        print(f"  {name}: {us:.1f}")
-    print("\n| framework | requests | responses | tools | CPU µs/call stock → mcp-native | adapted/stock |")
+    if args.callgrind and shutil.which("valgrind") is None:
+        raise SystemExit("bench_http_floor: --callgrind needs valgrind (scripts/apt-install valgrind)")
+    unit = "instructions" if args.callgrind else "CPU µs"
+    if not args.callgrind:
+        print("A sync tool's worker-thread hop alone, CPU µs per call:")
+        for name, us in _hops(args.calls).items():
+            print(f"  {name}: {us:.1f}")
+    print(f"\n| framework | requests | responses | tools | {unit}/call stock → mcp-native | adapted/stock |")
     print("|---|---|---|---|---:|---:|")
     rows = []
     for framework in args.framework or ["mcpserver", "fastmcp"]:
-        for era, state in ERAS.items():
-            for response in ("json", "sse"):
-                for tools in ("sync", "async"):
+        for era in args.era or list(ERAS):
+            for response in args.response or ["json", "sse"]:
+                for tools in args.tools or ["sync", "async"]:
+                    state = ERAS[era]
                     env = {"HTTP_APP": framework, "HTTP_STATE": state, "HTTP_RESPONSE": response, "HTTP_TOOLS": tools}
-                    stock = _child(env, args.calls)
-                    adapted = _child({**env, "MCP_NATIVE_ADAPTERS": "1"}, args.calls)
-                    rows.append({**env, "stock_us": stock, "adapted_us": adapted})
+                    stock = _child(env, args.calls, args.callgrind)
+                    adapted = _child({**env, "MCP_NATIVE_ADAPTERS": "1"}, args.calls, args.callgrind)
+                    rows.append({**env, "unit": unit, "stock": stock, "adapted": adapted})
                     print(
-                        f"| {framework} | {era} | {response.upper()} | {tools} | {stock:.0f} → {adapted:.0f} "
+                        f"| {framework} | {era} | {response.upper()} | {tools} | {stock:,.0f} → {adapted:,.0f} "
                         f"| {stock / adapted:.2f}× faster |",
                         flush=True,
                     )

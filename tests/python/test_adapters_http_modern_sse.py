@@ -260,8 +260,11 @@ def test_the_param_check_skips_stocks_walk_only_for_a_plain_schema_that_declares
         "required": ["city"],
     }
     deep: dict[str, object] = {"type": "string"}
-    for _ in range(5_000):
+    for _ in range(3_000):
         deep = {"allOf": [deep]}
+    cyclic: dict[str, object] = {"type": "object"}
+    cyclic["examples"] = [cyclic]  # (instance data: stock's walk does not enter it)
+    wide = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(5_000)}}
     declared = {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}
     nested = {"type": "object", "$defs": {"a": {"properties": {"b": {"x-mcp-header": "B", "type": "string"}}}}}
     headers = {"mcp-param-region": "us", "mcp-param-city": "Paris"}
@@ -273,13 +276,16 @@ def test_the_param_check_skips_stocks_walk_only_for_a_plain_schema_that_declares
         ({"type": "object", "properties": {"city": {"enum": ("a", "b")}}}, True),  # a tuple: not plain JSON
         (Schema(city), True),  # a dict subclass
         ({"type": "object", "properties": Schema(city["properties"])}, True),
-        (deep, True),  # deeper than the stack: stock's own walk
+        (deep, False),  # 3,000 levels, nothing declared: no recursion to run out of
+        (wide, True),  # more than 10,000 nodes: stock's walk
     ]
     for schema, takes_stock in cases:
         walked.clear()
         got = http_modern.validate_mcp_param_headers(schema, {"region": "eu", "city": "Oslo"}, headers)
         assert got == stock(schema, {"region": "eu", "city": "Oslo"}, headers)
         assert walked == ([schema] if takes_stock else []), schema
+    walked.clear()  # a schema that holds itself: stock's walk, which ends on it
+    assert http_modern.validate_mcp_param_headers(cyclic, {}, headers) is None and walked == [cyclic]
     # A declared header that disagrees is still refused, with stock's code.
     refused = http_modern.validate_mcp_param_headers(declared, {"region": "eu"}, headers)
     assert refused is not None and "Mcp-Param-Region header does not match" in refused.message

@@ -31,7 +31,8 @@ every schema position twice in Python per call (about 7% of an adapted 2026-07-2
 in JSON mode, counted by callgrind), to find the properties that declare an ``x-mcp-header``;
 where none does, it returns None whatever the headers and arguments. Here a schema made only of
 plain dicts, lists, strings, numbers, booleans and None, with that key in none of its dicts, is
-answered None at once; any other takes stock's check.
+answered None at once; any other (and one of more than 10,000 nodes, or one that holds itself)
+takes stock's check.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ stock_handle_modern_request: Callable[..., Any] | None = None  # set by install(
 stock_validate_mcp_param_headers: Callable[..., Any] | None = None  # set by install()
 _SCALARS = (str, int, float, bool, type(None))
 _HEADER_KEY = _inbound.X_MCP_HEADER_KEY  # what a property declaring its header carries
+_WALK_LIMIT = 10_000  # nodes; a bigger schema (or one that holds itself) takes stock's walk
 
 # What the stock function runs that this one calls from the module (each still the SDK's).
 _STEPS = SdkSteps(
@@ -68,29 +70,31 @@ _STEPS = SdkSteps(
 )
 
 
-def _declares_no_header(node: Any) -> bool:
-    """Whether ``node`` is plain JSON (exact types) with no ``x-mcp-header`` key at any depth."""
-    kind = type(node)
-    if kind is dict:
-        if _HEADER_KEY in node:
+def _declares_no_header(schema: Any) -> bool:
+    """Whether ``schema`` is plain JSON (exact types) with no ``x-mcp-header`` key in any of its
+    dicts, found within ``_WALK_LIMIT`` nodes (a schema that holds itself never is)."""
+    stack = [schema]
+    for _ in range(_WALK_LIMIT):
+        if not stack:
+            return True
+        node = stack.pop()
+        kind = type(node)
+        if kind is dict:
+            if _HEADER_KEY in node:
+                return False
+            stack.extend(node.values())
+        elif kind is list:
+            stack.extend(node)
+        elif kind not in _SCALARS:
             return False
-        node = node.values()
-    elif kind is not list:
-        return kind in _SCALARS
-    for value in node:  # noqa: SIM110 (a loop: a generator per node costs more than the walk saves)
-        if not _declares_no_header(value):
-            return False
-    return True
+    return False
 
 
 def validate_mcp_param_headers(input_schema: Any, arguments: Any, headers: Any) -> Any:
     """``validate_mcp_param_headers``: None at once for a schema that declares no header."""
     assert stock_validate_mcp_param_headers is not None
-    try:
-        if _declares_no_header(input_schema):
-            return None
-    except RecursionError:  # nested deeper than the stack: stock's walk has its own
-        pass
+    if _declares_no_header(input_schema):
+        return None
     return stock_validate_mcp_param_headers(input_schema, arguments, headers)
 
 
