@@ -71,6 +71,7 @@ TESTS = [
     "tests/python/test_adapters_stdio_reading.py",
     "tests/python/test_adapters_support.py",
     "tests/python/test_adapters_otel.py",
+    "tests/python/test_adapters_runner.py",
 ]
 # The tests of the mcp 1.x line's adapters (the others need mcp 2.x; this one needs 1.x).
 TESTS_1X = [
