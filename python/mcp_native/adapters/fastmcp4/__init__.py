@@ -7,6 +7,7 @@ from .._engines import fastmcp_lookup_group
 from .._patching.spec import GroupSpec, Target
 
 _TOOLS = "fastmcp.tools.base"
+_TELEMETRY = "fastmcp.server.telemetry"
 
 GROUPS: tuple[GroupSpec, ...] = (
     GroupSpec(
@@ -35,6 +36,32 @@ GROUPS: tuple[GroupSpec, ...] = (
         settings=("mode",),
     ),
     fastmcp_lookup_group(""),
+    GroupSpec(
+        "fastmcp-spans-idle",
+        "fastmcp",
+        "HTTP",
+        ("transport",),
+        "fastmcp server spans: none built per request where no tracer provider would record them",
+        (
+            Target(
+                _TELEMETRY,
+                "telemetry_mode",
+                f"{__name__}.telemetry",
+                "telemetry_mode",
+                "stock_telemetry_mode",
+                holds="fastmcp.telemetry:telemetry_mode",
+            ),
+        ),
+        (
+            # The two readers of the name, the no-span path they take, and the parent they extract.
+            f"{_TELEMETRY}:seam_span",
+            f"{_TELEMETRY}:server_span",
+            f"{_TELEMETRY}:_propagation_only_span",
+            f"{_TELEMETRY}:_get_parent_trace_context",
+            "fastmcp.telemetry:telemetry_mode",
+            "fastmcp.telemetry:extract_trace_context",
+        ),
+    ),
     GroupSpec(
         "fastmcp-client-data",
         "fastmcp",

@@ -90,6 +90,31 @@ GROUPS: tuple[GroupSpec, ...] = (
         # Where the stack comes from: a Connection makes a plain AsyncExitStack.
         ("mcp.server.connection:Connection.__init__",),
     ),
+    GroupSpec(
+        "otel-idle",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "OpenTelemetry middleware: no per-message span where no tracer provider would record it",
+        (
+            Target(
+                "mcp.server._otel",
+                "OpenTelemetryMiddleware.__call__",
+                f"{__name__}.otel",
+                "middleware_call",
+                "stock_call",
+            ),
+        ),
+        (
+            # The span stock opens: its tracer (the API's proxy when made before a provider is
+            # set), the parent it extracts from _meta, and what the context carries.
+            "mcp.shared._otel:_tracer",
+            "mcp.shared._otel:otel_span",
+            "mcp.shared._otel:extract_trace_context",
+            "mcp.server.context:ServerRequestContext",
+            "mcp.server.lowlevel.server:Server.__init__",
+        ),
+    ),
     stdio_client_group(
         "",
         f"{__name__}.stdio_client",
