@@ -50,22 +50,13 @@ def seen() -> dict[str, Any]:
     return {"trace_id": ctx.trace_id, "span_id": ctx.span_id, "valid": ctx.is_valid, "recording": span.is_recording()}
 
 
-def mcpserver() -> Any:
-    from mcp.server.mcpserver import MCPServer
-
-    app = MCPServer("spans")
-
-    @app.tool()
-    def where(city: str) -> dict[str, Any]:
-        return {"city": city, **seen()}
-
-    return app
-
-
-def fastmcp_server() -> Any:
-    from fastmcp import FastMCP
-
-    app = FastMCP("spans")
+def server(framework: str) -> Any:
+    """MCPServer or fastmcp's FastMCP with one tool that answers with what it sees."""
+    if framework == "mcpserver":
+        from mcp.server.mcpserver import MCPServer as App
+    else:
+        from fastmcp import FastMCP as App  # type: ignore[assignment]
+    app = App("spans")
 
     @app.tool()
     def where(city: str) -> dict[str, Any]:
@@ -78,13 +69,13 @@ async def call(framework: str, meta: dict[str, Any] | None) -> dict[str, Any]:
     if framework == "mcpserver":
         from mcp import Client
 
-        async with Client(mcpserver()) as client:
+        async with Client(server(framework)) as client:
             result = await client.call_tool("where", {"city": "Oslo"}, meta=meta)  # type: ignore[arg-type]
         assert result.structured_content is not None
         return dict(result.structured_content)
     from fastmcp import Client as FastMCPClient
 
-    async with FastMCPClient(fastmcp_server()) as fclient:
+    async with FastMCPClient(server(framework)) as fclient:
         fresult = await fclient.call_tool("where", {"city": "Oslo"}, meta=meta)
     assert fresult.structured_content is not None
     return dict(fresult.structured_content)
