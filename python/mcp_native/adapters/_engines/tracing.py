@@ -1,17 +1,15 @@
 """Whether a span an SDK opens now would be OpenTelemetry's no-op one.
 
-With no tracer provider configured (none set and none named by ``OTEL_PYTHON_TRACER_PROVIDER``),
-the API's tracers are proxies over ``NoOpTracer``, whose ``start_as_current_span`` returns the
-current span when it records nothing (or, when it is given a context, that context's span) and
-makes it current again: with no parent context from the request and a non-recording current
-span, the span opened, its attributes and the context made current change nothing a handler,
-a propagator or an exporter sees. The per-request work of building them can go; anything else
-(a provider, a recording current span, a parent context in the request) takes the SDK's own path.
+With no tracer provider configured, the API's tracers are proxies over ``NoOpTracer``, whose
+``start_as_current_span`` returns the current span when it records nothing (or, when it is given
+a context, that context's span) and makes it current again: with no parent context from the
+request and a non-recording current span, the span opened, its attributes and the context made
+current change nothing a handler, a propagator or an exporter sees. The per-request work of
+building them can go; anything else (a provider, a recording current span, a parent context in
+the request) takes the SDK's own path.
 """
 
 from __future__ import annotations
-
-import os
 
 from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, ProxyTracerProvider
@@ -19,10 +17,8 @@ from opentelemetry.trace import NonRecordingSpan, ProxyTracerProvider
 
 def spans_unrecorded() -> bool:
     """True when no tracer provider is configured and the current span records nothing."""
-    # With the variable set, get_tracer_provider() would load the provider it names: stock's
-    # tracers load it on their first span, which is theirs to do.
-    if "OTEL_PYTHON_TRACER_PROVIDER" in os.environ:
-        return False
+    # Asked only where the SDK is about to open a span, whose tracer asks the same: a provider
+    # named by OTEL_PYTHON_TRACER_PROVIDER is loaded here at the moment stock's would load it.
     return type(trace.get_tracer_provider()) is ProxyTracerProvider and isinstance(
         trace.get_current_span(), NonRecordingSpan
     )

@@ -53,13 +53,18 @@ GROUPS: tuple[GroupSpec, ...] = (
             ),
         ),
         (
-            # The two readers of the name, the no-span path they take, and the parent they extract.
+            # The two readers of the name, the no-span path they take, the parent they extract
+            # and where they find it.
             f"{_TELEMETRY}:seam_span",
             f"{_TELEMETRY}:server_span",
             f"{_TELEMETRY}:_propagation_only_span",
             f"{_TELEMETRY}:_get_parent_trace_context",
             "fastmcp.telemetry:telemetry_mode",
             "fastmcp.telemetry:extract_trace_context",
+            "fastmcp.telemetry:TRACE_PARENT_KEY",
+            "fastmcp.telemetry:TRACE_STATE_KEY",
+            "fastmcp.server.dependencies:fastmcp_request_ctx",
+            "fastmcp.server.dependencies:FastMCPRequestContext",
         ),
     ),
     GroupSpec(
