@@ -8,6 +8,8 @@ from .._patching.spec import GroupSpec, Target
 
 _TOOLS = "fastmcp.tools.base"
 _TELEMETRY = "fastmcp.server.telemetry"
+_VISIBILITY = "fastmcp.server.transforms.visibility"
+_CONTEXT = "fastmcp.server.context"
 
 GROUPS: tuple[GroupSpec, ...] = (
     GroupSpec(
@@ -65,6 +67,37 @@ GROUPS: tuple[GroupSpec, ...] = (
             "fastmcp.telemetry:TRACE_STATE_KEY",
             "fastmcp.server.dependencies:fastmcp_request_ctx",
             "fastmcp.server.dependencies:FastMCPRequestContext",
+        ),
+    ),
+    GroupSpec(
+        "fastmcp-visibility-new",
+        "fastmcp",
+        "HTTP",
+        ("server",),
+        "fastmcp visibility rules: no store read under a session id made for that read",
+        (
+            Target(
+                _VISIBILITY,
+                "get_visibility_rules",
+                f"{__name__}.visibility",
+                "get_visibility_rules",
+                "stock_get_visibility_rules",
+            ),
+        ),
+        (
+            # The key the read computes, each step of the session id it makes, where it caches
+            # it, and the store it reads (created by the property, kept in __init__'s attribute).
+            f"{_VISIBILITY}:_visibility_rules_key",
+            f"{_CONTEXT}:Context.__init__",
+            f"{_CONTEXT}:Context.fastmcp",
+            f"{_CONTEXT}:Context.request_context",
+            f"{_CONTEXT}:Context.session_id",
+            f"{_CONTEXT}:Context._session_scope_key",
+            f"{_CONTEXT}:Context._is_modern_protocol",
+            f"{_CONTEXT}:Context.get_state",
+            f"{_CONTEXT}:Context._make_state_key",
+            "fastmcp.server.server:FastMCP.__init__",
+            "fastmcp.server.server:FastMCP._state_store",
         ),
     ),
     GroupSpec(
