@@ -49,6 +49,26 @@ def _body(i: int, modern: bool) -> bytes:
     return f'{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{params}}}'.encode()
 
 
+def post_scope(headers: list[tuple[bytes, bytes]], body: bytes) -> dict[str, Any]:
+    """The ASGI scope of a POST of ``body`` to ``/mcp`` with ``headers`` (its length added), as an
+    HTTP server passes it to the app (also the in-process tests' requests)."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/mcp",
+        "raw_path": b"/mcp",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [*headers, (b"content-length", str(len(body)).encode())],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 2),
+        "state": {},
+    }
+
+
 async def _drive(calls: int) -> float:
     """In the child: CPU µs per call through the app ``http_app`` builds from the environment."""
     sys.path.insert(0, str(HERE))
@@ -71,21 +91,7 @@ async def _drive(calls: int) -> float:
 
     async def call(i: int) -> None:
         body = _body(i, modern)
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": "POST",
-            "scheme": "http",
-            "path": "/mcp",
-            "raw_path": b"/mcp",
-            "query_string": b"",
-            "root_path": "",
-            "headers": [*headers, (b"content-length", str(len(body)).encode())],
-            "client": ("127.0.0.1", 1),
-            "server": ("127.0.0.1", 2),
-            "state": {},
-        }
+        scope = post_scope(headers, body)
         sent: list[dict[str, Any]] = []
         read = False
 

@@ -11,13 +11,25 @@ import socket
 import sys
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 from mcp_native import adapters
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import bench_http_floor
+
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def post_scope(headers: Mapping[str, str], body: bytes) -> dict[str, Any]:
+    """The ASGI scope of a POST of ``body`` to ``/mcp`` on 127.0.0.1:8000, for an app called in
+    process (the in-process benchmark's)."""
+    fields = {"Host": "127.0.0.1:8000", **headers}
+    return bench_http_floor.post_scope([(k.lower().encode(), v.encode()) for k, v in fields.items()], body)
+
 
 # Put at the top of an app's source: the transport's log lines (at ``level``) go to $LOG_FILE.
 TRANSPORT_LOG = """

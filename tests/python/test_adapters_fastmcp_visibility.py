@@ -21,6 +21,8 @@ from fastmcp.server.middleware import Middleware
 from fastmcp.server.transforms import visibility as vis
 from key_value.aio.stores.memory import MemoryStore
 
+from http_pair import HEADERS as PAIR_HEADERS
+from http_pair import post_scope
 from mcp_native import adapters
 
 pytestmark = [
@@ -31,12 +33,7 @@ pytestmark = [
     ),
 ]
 GROUP = "fastmcp-visibility-new"
-HEADERS = {
-    "host": "127.0.0.1",
-    "content-type": "application/json",
-    "accept": "application/json, text/event-stream",
-    "mcp-protocol-version": "2025-11-25",
-}
+HEADERS = {**PAIR_HEADERS, "Mcp-Protocol-Version": "2025-11-25"}
 
 
 @pytest.fixture
@@ -87,21 +84,6 @@ def app(*, store: Any = None, middleware: bool = False) -> FastMCP:
 
 async def post(http: Any, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
     """One POST to ``/mcp`` through the ASGI app: its status and body."""
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/mcp",
-        "raw_path": b"/mcp",
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(k.encode(), v.encode()) for k, v in {**headers, "content-length": str(len(body))}.items()],
-        "client": ("127.0.0.1", 1),
-        "server": ("127.0.0.1", 2),
-        "state": {},
-    }
     pending = [{"type": "http.request", "body": body, "more_body": False}]
     sent: list[dict[str, Any]] = []
 
@@ -114,7 +96,7 @@ async def post(http: Any, body: bytes, headers: dict[str, str]) -> tuple[int, by
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    await http(scope, receive, send)
+    await http(post_scope(headers, body), receive, send)
     return sent[0]["status"], b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
 
 

@@ -37,6 +37,7 @@ from http_pair import (
     json_body,
     pair,
     post_raw,
+    post_scope,
     read_until,
 )
 from mcp_native import adapters
@@ -460,12 +461,7 @@ def test_a_response_the_server_cannot_send_is_logged_as_stocks_is(
 
     app = server.streamable_http_app(json_response=False, stateless_http=True)
     data = call("weather", {"city": "Oslo"})
-    headers = [(k.lower().encode(), v.encode()) for k, v in {**HEADERS, "Host": "127.0.0.1:8000"}.items()]
-    scope = {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
-        "path": "/mcp", "raw_path": b"/mcp", "root_path": "", "query_string": b"", "headers": headers,
-        "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000),
-    }  # fmt: skip
+    scope = post_scope(HEADERS, data)
     sent: list[Any] = []
 
     received: list[str] = []
