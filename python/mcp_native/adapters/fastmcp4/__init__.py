@@ -86,7 +86,8 @@ GROUPS: tuple[GroupSpec, ...] = (
         ),
         (
             # The key the read computes, each step of the session id it makes, where it caches
-            # it, and the store it reads (created by the property, kept in __init__'s attribute).
+            # it, the state calls that key by the same id (each must ask for it first), and the
+            # store it reads (created by the property, kept in __init__'s attribute).
             f"{_VISIBILITY}:_visibility_rules_key",
             f"{_CONTEXT}:Context.__init__",
             f"{_CONTEXT}:Context.fastmcp",
