@@ -285,6 +285,37 @@ GROUPS: tuple[GroupSpec, ...] = (
         ),
     ),
     GroupSpec(
+        "http-modern-listing",
+        "mcp",
+        "HTTP",
+        ("transport",),
+        "Streamable HTTP (2026-07-28): MCPServer's tools/list not run again before each tools/call",
+        (
+            Target(
+                _HTTP_MODERN,
+                "_tool_input_schema",
+                f"{__name__}.http_modern",
+                "tool_input_schema",
+                "stock_tool_input_schema",
+            ),
+        ),
+        (
+            # The listing it stands in for, what it runs and what runs around it.
+            f"{_HTTP_MODERN}:_mcp_param_rejection",
+            "mcp.server.mcpserver.server:MCPServer.__init__",
+            "mcp.server.mcpserver.server:MCPServer._handle_list_tools",
+            "mcp.server.mcpserver.server:MCPServer.list_tools",
+            "mcp.server.mcpserver.tools.tool_manager:ToolManager.list_tools",
+            "mcp.server.mcpserver.tools.tool_manager:ToolManager.add_tool",
+            "mcp.server.lowlevel.server:Server.__init__",
+            "mcp.server.runner:ServerRunner._on_request",
+            "mcp.server.request_state:RequestStateBoundary.__call__",
+            "mcp.server._otel:OpenTelemetryMiddleware.__call__",
+            "mcp.shared.inbound:validate_mcp_param_headers",
+            "mcp.shared.inbound:X_MCP_HEADER_KEY",
+        ),
+    ),
+    GroupSpec(
         "http-modern-bodies",
         "mcp",
         "HTTP",

@@ -33,6 +33,21 @@ where none does, it returns None whatever the headers and arguments. Here a sche
 plain dicts, lists, strings, numbers, booleans and None, with that key in none of its dicts, is
 answered None at once; any other (and one of more than 10,000 nodes, or one that holds itself)
 takes stock's check.
+
+mcp 2.0.1-2.2.0 (and 2.3.0 for a server without ``get_tool_input_schema``) find that schema by
+running the server's whole ``tools/list`` through the dispatch path (``_tool_input_schema``): for
+MCPServer about half of a 2026-07-28 weather call (573 -> 446 us in process on mcp 2.2.0, adapted,
+where 2.3.0's hook gives 150). For an MCPServer whose listing is its own (stock's
+``_handle_list_tools``, ``list_tools`` and ``ToolManager.list_tools``, neither overridden), with
+only the SDK's two middlewares around it (OpenTelemetry's, whose span would record nothing: no
+provider and nothing current recording; the request-state boundary, which passes a listing
+through), that listing is the manager's tools as they are. Once stock's listing has succeeded
+for the same tools (the same objects, under their own names, at the same protocol version), a
+call to a tool that is not among them, or whose schema declares no header, gets None at once:
+the answer stock's listing leads to (no tool listed, or nothing to check). Anything else, DEBUG
+on the module's logger, and any tool added or removed since, take stock's listing; a listing
+that failed (logged by stock) is never taken as proof. What is not seen: a registered tool's
+fields changed in place, not through the manager.
 """
 
 from __future__ import annotations
@@ -40,18 +55,24 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import operator
+import weakref
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 import anyio
+import mcp.shared._otel as _shared_otel
 from mcp.server import _streamable_http_modern as _modern
 from mcp.shared import inbound as _inbound
 
-from .._patching.patch import SdkSteps
+from .._engines.tracing import proxy_without_provider, spans_unrecorded
+from .._patching.patch import SdkSteps, is_sdk_function
+from . import otel
 
 stock_handle_modern_request: Callable[..., Any] | None = None  # set by install()
 stock_validate_mcp_param_headers: Callable[..., Any] | None = None  # set by install()
+stock_tool_input_schema: Callable[..., Any] | None = None  # set by install()
 _SCALARS = (str, int, float, bool, type(None))
 _HEADER_KEY = _inbound.X_MCP_HEADER_KEY  # what a property declaring its header carries
 _WALK_LIMIT = 10_000  # nodes; a bigger schema (or one that holds itself) takes stock's walk
@@ -96,6 +117,100 @@ def validate_mcp_param_headers(input_schema: Any, arguments: Any, headers: Any) 
     if _declares_no_header(input_schema):
         return None
     return stock_validate_mcp_param_headers(input_schema, arguments, headers)
+
+
+class _Listing:
+    """What MCPServer's own listing runs, read once its modules are loaded (this one loads while
+    they are being imported), and the tools each server last listed with stock's success."""
+
+    def __init__(self) -> None:
+        from mcp.server import _otel, request_state
+        from mcp.server.mcpserver.server import MCPServer
+        from mcp.server.mcpserver.tools.tool_manager import ToolManager
+        from mcp_types import PaginatedRequestParams
+
+        self.server_class = MCPServer
+        self.manager_list = ToolManager.list_tools
+        self.params_type = PaginatedRequestParams
+        self.otel_class = _otel.OpenTelemetryMiddleware
+        self.boundary_class = request_state.RequestStateBoundary
+        self.passes_listing = "tools/list" not in request_state._MRTR_METHODS
+        self.steps = SdkSteps(
+            (MCPServer, "_handle_list_tools", MCPServer.__module__, "MCPServer._handle_list_tools"),
+            (MCPServer, "list_tools", MCPServer.__module__, "MCPServer.list_tools"),
+            (ToolManager, "list_tools", ToolManager.__module__, "ToolManager.list_tools"),
+            (self.boundary_class, "__call__", request_state.__name__, "RequestStateBoundary.__call__"),
+        )
+        self.listed: weakref.WeakKeyDictionary[Any, tuple[str, list[Any]]] = weakref.WeakKeyDictionary()
+
+    def server(self, app: Any) -> Any | None:
+        """The MCPServer whose own listing is ``app``'s ``tools/list``, with nothing around it
+        that a listing would show itself to, or None."""
+        entry = app.get_request_handler("tools/list")
+        handler = getattr(entry, "handler", None)
+        server = getattr(handler, "__self__", None)
+        cls: Any = type(server)
+        middleware = app.middleware
+        otel_call = self.otel_class.__call__
+        if not (
+            getattr(handler, "__func__", None) is self.server_class._handle_list_tools
+            and isinstance(server, self.server_class)
+            and cls.list_tools is self.server_class.list_tools
+            and server._lowlevel_server is app
+            and entry.params_type is self.params_type
+            and type(server._tool_manager).list_tools is self.manager_list
+            and type(server._tool_manager._tools) is dict
+            and type(middleware) is list
+            and len(middleware) == 2
+            and type(middleware[0]) is self.otel_class
+            and type(middleware[1]) is self.boundary_class
+            and self.passes_listing
+            and self.steps.intact()
+            and (
+                otel_call is otel.middleware_call
+                or is_sdk_function(otel_call, self.otel_class.__module__, "OpenTelemetryMiddleware.__call__")
+            )
+            and spans_unrecorded()
+            and proxy_without_provider(_shared_otel._tracer)
+        ):
+            return None
+        return server
+
+
+_listing: _Listing | None = None
+
+
+def _same(a: list[Any], b: list[Any]) -> bool:
+    return len(a) == len(b) and all(map(operator.is_, a, b))
+
+
+async def tool_input_schema(
+    app: Any, request: Any, request_id: Any, verdict: Any, lifespan_state: Any, name: str
+) -> Any | None:
+    """``_tool_input_schema``: no listing where its answer is known to lead to no check."""
+    global _listing
+    assert stock_tool_input_schema is not None
+    if _listing is None:
+        _listing = _Listing()
+    server = None if _modern.logger.isEnabledFor(logging.DEBUG) else _listing.server(app)
+    if server is None:
+        return await stock_tool_input_schema(app, request, request_id, verdict, lifespan_state, name)
+    tools: dict[str, Any] = server._tool_manager._tools
+    snapshot = list(tools.values())
+    listed = _listing.listed.get(server)
+    if listed is not None and listed[0] == verdict.protocol_version and _same(listed[1], snapshot):
+        tool = tools.get(name)
+        if tool is None or _declares_no_header(tool.parameters):
+            return None
+        return await stock_tool_input_schema(app, request, request_id, verdict, lifespan_state, name)
+    schema = await stock_tool_input_schema(app, request, request_id, verdict, lifespan_state, name)
+    if (
+        type(schema) is dict  # listed whole, and the tool found in it
+        and _same(snapshot, list(tools.values()))  # nothing added or removed meanwhile
+        and all(type(key) is str and key == tool.name for key, tool in tools.items())
+    ):
+        _listing.listed[server] = (verdict.protocol_version, snapshot)
+    return schema
 
 
 class _Sink:
