@@ -59,8 +59,11 @@ def per_request_costs(installed: Callable[[str], str | None] = _installed, app_l
             f"mcp {mcp} runs the server's tools/list handler before each 2026-07-28 tools/call with "
             "arguments, to check its Mcp-Param-* headers: on mcp 2.3.0, where a server can skip it, the "
             "low-level Server's weather call took 0.37 ms of server CPU with it and 0.26 ms without "
-            "(stock; scripts/bench-http --framework 'low-level Server'); upgrade to mcp 2.3.0 (MCPServer "
-            "and fastmcp skip it there; a low-level Server given get_tool_input_schema does)"
+            "(stock; scripts/bench-http --framework 'low-level Server'); mcp-native skips it for an "
+            "MCPServer whose listing is its own and that has no middleware of its own (in process on mcp "
+            "2.2.0, a sync weather call 558 -> 313 µs of CPU, benchmarks/bench_http_floor.py); for other "
+            "servers upgrade to mcp 2.3.0 (MCPServer and fastmcp skip it there; a low-level Server given "
+            "get_tool_input_schema does)"
         )
     uvicorn = installed("uvicorn")
     if uvicorn is not None:
