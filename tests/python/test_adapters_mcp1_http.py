@@ -63,8 +63,21 @@ else:
     from mcp.server.fastmcp import FastMCP
 
     server = FastMCP("weather", json_response=JSON, stateless_http=STATELESS)
+if os.environ["FRAMEWORK"] == "fastmcp":
+    from fastmcp import Context
+else:
+    from mcp.server.fastmcp import Context
 for tool in TOOLS:
     server.tool()(tool)
+
+
+@server.tool()
+async def progress(ctx: Context) -> str:
+    # Notifications that relate to the request: streamed before the answer with SSE responses.
+    await ctx.report_progress(1, 2)
+    await ctx.info("half way")
+    await ctx.report_progress(2, 2)
+    return "done"
 
 
 @server.tool()
@@ -159,6 +172,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "tool error": {"method": "tools/call", "params": {"name": "fails"}},
     "unknown tool": {"method": "tools/call", "params": {"name": "nowhere"}},
     "unknown method": {"method": "nowhere/call"},
+    "progress": {"method": "tools/call", "params": {"name": "progress", "_meta": {"progressToken": "p"}}},
 }
 
 Served = Callable[[Callable[[int], list[str]], Path, dict[str, str]], AbstractContextManager[int]]
@@ -329,10 +343,35 @@ def test_a_stateless_json_request_is_served_in_one_pass(servers: tuple[Client, C
         after = probe(client.port)["lifespans"], client.log.read_text().count("Terminating session: None")
         counts.append((after[0] - before[0], after[1] - before[1]))
     assert seen[0].startswith("the request's ") and not seen[0].endswith("_serve")  # a task group's task
-    assert seen[1] == ("the request's _serve" if servers[0].mode.endswith("json stateless") else seen[0])
+    assert seen[1] == ("the request's _serve" if _one_pass(servers[0].mode) else seen[0])
     assert counts[0] == counts[1]
     if servers[0].mode.endswith("stateless"):  # a lifespan and a transport per request
         assert counts[0] == (1, 1)
+
+
+def _one_pass(mode: str) -> bool:
+    """Whether the adapted server serves the fixture's stateless POSTs in one pass: with JSON
+    responses, or with SSE where the transport streams a POST with ``_run_sse_writer`` (1.30)."""
+    from mcp.server.streamable_http import StreamableHTTPServerTransport
+
+    streams = hasattr(StreamableHTTPServerTransport, "_run_sse_writer")
+    return mode.endswith("stateless") and (mode.split()[-2] == "json" or streams)
+
+
+def test_notifications_before_the_answer_are_streamed_as_stock_streams_them(servers: tuple[Client, Client]) -> None:
+    """With SSE responses, what the handler notifies for the request (progress, a log message)
+    goes out before its answer, in stock's order; in JSON mode it goes nowhere, on both."""
+    answers = [client.post({"jsonrpc": "2.0", "id": 5, **CALLS["progress"]}) for client in servers]
+    assert answers[0] == answers[1]
+    status, kind, body = answers[0]
+    assert status == 200
+    if kind == "text/event-stream":
+        assert isinstance(body, list)
+        methods = [json.loads(data).get("method") for data in body]
+        assert methods == ["notifications/progress", "notifications/message", "notifications/progress", None]
+    else:
+        assert isinstance(body, bytes)
+        assert json.loads(body)["result"]["content"][0]["text"] == "done"
 
 
 def _settled(client: Client, before: dict[str, Any]) -> tuple[int, int, list[str]]:
@@ -381,8 +420,7 @@ def test_a_stateless_notification_and_delete_are_served_in_one_pass(servers: tup
     if step == "notification":
         assert len(stock[2]) == 1 and stock[2][0].startswith("the request's ")  # a task group's task
         assert not stock[2][0].endswith("_serve")
-        one_pass = servers[0].mode.endswith("json stateless")  # with SSE responses, stock's path
-        assert adapted[2] == (["the request's _serve"] if one_pass else stock[2])
+        assert adapted[2] == (["the request's _serve"] if _one_pass(servers[0].mode) else stock[2])
     else:
         assert stock[2] == adapted[2] == []
 

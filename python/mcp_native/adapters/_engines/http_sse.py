@@ -26,9 +26,9 @@ nowhere), and the stock response's pings, when it takes over, count from then.
 Every other ``EventSourceResponse`` of the transport (the GET stream, a replay), an event store,
 DEBUG on the transport's or sse-starlette's loggers, another backend than asyncio, a
 ``_run_sse_writer`` replaced by someone else, and sse-starlette other than 3.x (whose writing this
-follows) take the stock response. The stateless one-pass path (``http_stateless``) answers its
-requests the same way, with :class:`Watch`, :func:`first_answer`, :func:`write_events` and
-:func:`after_start`.
+follows) take the stock response. The stateless one-pass paths (mcp 2.x's ``http_stateless``, mcp 1.x's
+``http_one_pass``) answer their requests the same way (:func:`request_stream`,
+:func:`stream_request`).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from typing import Any
 
 import anyio
 from mcp.server import streamable_http as _transport
+from sse_starlette import EventSourceResponse
 from sse_starlette.event import ensure_bytes
 
 from .._patching.patch import is_sdk_function
@@ -59,6 +60,7 @@ SSE_LOG = logging.getLogger("sse_starlette.sse")
 SSE_LINE = importlib.metadata.version("sse-starlette").split(".")[0] == "3"
 
 _Transport = _transport.StreamableHTTPServerTransport
+_SSE = _transport.CONTENT_TYPE_SSE
 # The installed line's answers (1.x wraps each message in the JSONRPCMessage root model).
 _ANSWERS = (WIRE.types.JSONRPCResponse, WIRE.types.JSONRPCError)
 # The transport's writer of a POST's stream: a method (mcp 2.x, 1.30) or, in mcp 1.26, a closure.
@@ -250,3 +252,73 @@ def event_source_response(*args: Any, **kwargs: Any) -> Any:
     answered: asyncio.Future[bool] = loop.create_future()
     requests[request_id] = (Watch(streams[0], answered), reader)
     return _Prompt(response, post, answered)
+
+
+def request_stream(transport: Any, request_id: str) -> asyncio.Future[bool] | None:
+    """The request's stream, made as the transport's POST makes it in SSE mode (a stateless
+    transport: no priming event, no session header), its send side a :class:`Watch` where the
+    answer may be written at once: the future its first message settles; None where it is
+    streamed as stock streams it (DEBUG on sse-starlette's logger, another sse-starlette)."""
+    writer, reader = anyio.create_memory_object_stream[Any](_transport.REQUEST_STREAM_BUFFER_SIZE)
+    if not SSE_LINE or SSE_LOG.isEnabledFor(logging.DEBUG):
+        transport._request_streams[request_id] = (writer, reader)
+        return None
+    answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+    transport._request_streams[request_id] = (Watch(writer, answered), reader)
+    return answered
+
+
+async def stream_request(
+    transport: Any, request_id: str, answered: asyncio.Future[bool] | None, scope: Any, receive: Any, send: Any
+) -> None:
+    """The response of a stateless POST's request in SSE mode, from its stream
+    (:func:`request_stream`): it starts at once, and if the request's first message is its
+    answer, that is written at once (the same events, each in a body message of its own as
+    ``EventSourceResponse`` sends them, without its task group: sse-starlette's tasks per
+    response cost a weather call more than the rest of the one pass; a client gone before then
+    is noticed after it); else the stream goes as stock's transport streams it, after the start
+    that went out."""
+    if answered is None:
+        await _stream_as_stock(transport, request_id, scope, receive, send)
+        return
+    response = _sse_response(content=())
+    reader = transport._request_streams[request_id][1]
+    try:
+        events = await first_answer(response, answered, transport, reader, send)
+        if events is not None:
+            await write_events(response, events, send)
+    except Exception:  # as stock's transport logs a failed SSE response
+        _transport.logger.exception("SSE response error")
+        events = []
+    if events is None:
+        await _stream_as_stock(transport, request_id, scope, receive, after_start(send))
+    else:
+        await transport._clean_up_memory_streams(request_id)
+
+
+def _sse_response(**kwargs: Any) -> Any:
+    # No session header: a stateless transport has none.
+    headers = {"Cache-Control": "no-cache, no-transform", "Connection": "keep-alive", "Content-Type": _SSE}
+    return EventSourceResponse(headers=headers, **kwargs)
+
+
+async def _stream_as_stock(transport: Any, request_id: str, scope: Any, receive: Any, send: Any) -> None:
+    """The request's stream as stock's transport streams it, from what is in it so far."""
+    sse_writer, sse_reader = anyio.create_memory_object_stream[dict[str, Any]](0)
+    transport._sse_stream_writers[request_id] = sse_writer
+    response = _sse_response(
+        content=sse_reader,
+        # No priming event: a stateless transport has no event store.
+        data_sender_callable=partial(
+            transport._run_sse_writer, request_id, sse_writer, transport._request_streams[request_id][1], None
+        ),
+    )
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(response, scope, receive, send)
+    except Exception:
+        _transport.logger.exception("SSE response error")
+        await sse_writer.aclose()
+        await transport._clean_up_memory_streams(request_id)
+    finally:
+        await sse_reader.aclose()

@@ -114,7 +114,7 @@ GROUPS: tuple[GroupSpec, ...] = (
     http_sse_group("-1x", _WIRE_1X, line=1),
     http_one_pass_group(
         "http-one-pass-1x",
-        "Streamable HTTP: a stateless request or notification (JSON responses) or DELETE in one pass, without a transport loop",
+        "Streamable HTTP: a stateless request, notification or DELETE in one pass, without a transport loop",
         f"{__name__}.http_one_pass",
         (
             # The transport: what stock's POST runs, and the parts of it this path calls.
@@ -132,6 +132,13 @@ GROUPS: tuple[GroupSpec, ...] = (
             f"{_HTTP}:StreamableHTTPServerTransport._create_json_response",
             f"{_HTTP}:StreamableHTTPServerTransport._create_error_response",
             f"{_HTTP}:StreamableHTTPServerTransport.terminate",
+            # SSE responses (1.30): how the POST streams a request, and what its router routes.
+            f"{_HTTP}:StreamableHTTPServerTransport._run_sse_writer",
+            f"{_HTTP}:StreamableHTTPServerTransport._create_event_data",
+            f"{_HTTP}:StreamableHTTPServerTransport._clean_up_memory_streams",
+            f"{_HTTP}:REQUEST_STREAM_BUFFER_SIZE",
+            f"{_HTTP}:CONTENT_TYPE_SSE",
+            f"{_HTTP}:EventMessage",
             f"{_HTTP}:MCP_PROTOCOL_VERSION_HEADER",
             "mcp.shared.version:SUPPORTED_PROTOCOL_VERSIONS",
             "mcp.types:DEFAULT_NEGOTIATED_VERSION",

@@ -27,7 +27,15 @@ their tasks:
   hand it over. The session's write stream keeps the request's answer and drops the rest, as
   the router and stock's JSON-mode POST drop it (what the handler notifies goes nowhere: a JSON
   body carries only the response). The answer is written when it comes.
-- a POST holding one notification, in JSON response mode: the same checks, the transport's 202,
+- the same POST with SSE responses (mcp 1.30, whose transport streams a POST through its
+  ``_run_sse_writer``): the same checks (``Accept`` naming both types), the same hand-over; the
+  session's write stream routes what the handler writes as the transport's router routes it
+  (the answer, and what relates to the request, to the request's stream; the rest nowhere: a
+  stateless transport has no event store and no GET stream), and the response is stock's
+  stream of it, or the answer written at once if it comes first (``_engines.http_sse``, as mcp
+  2.x's one pass and a session's request). The run's end without an answer ends the stream, as
+  stock's ``connect`` cleans its streams up when the run ends.
+- a POST holding one notification, in either response mode: the same checks, the transport's 202,
   then the same task hands it to the session's ``_received_notification`` and the server's
   ``_handle_message`` (a cancellation has nothing to cancel in a session of one message).
 - a ``DELETE``: the transport's own answer (405: no session to end), while the task enters and
@@ -40,7 +48,7 @@ session's and the lifespan's exits) goes on in the session manager's task group,
 task does.
 
 Everything else takes the stock path, the body handed back to it where it was read: SSE
-responses to a POST, responses, batches, ``GET``, a body the transport's parser or the
+responses to a POST on mcp 1.26, responses, batches, ``GET``, a body the transport's parser or the
 session's validation refuses, a protocol version header stock refuses (stock answers each),
 a server with another ``run`` of its own (fastmcp 2.x's) or with task support, DEBUG on the
 loggers of the stock path (it writes lines this path does not pass through), a function of the
@@ -67,6 +75,7 @@ from pydantic import ValidationError
 from starlette.requests import Request
 
 from .._engines.http import one_pass_allowed, replayed
+from .._engines.http_sse import request_stream, stream_request
 from .._patching.patch import SdkSteps
 
 stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
@@ -79,6 +88,9 @@ _lowlevel: Any = importlib.import_module("mcp.server.lowlevel.server")
 ServerMessageMetadata: Any = importlib.import_module("mcp.shared.message").ServerMessageMetadata
 _Transport = _transport.StreamableHTTPServerTransport
 _Server = _lowlevel.Server
+
+# mcp 1.30's transport streams a POST with its ``_run_sse_writer``; 1.26's with a closure of its own.
+_STREAMS = "_run_sse_writer" in _Transport.__dict__
 
 # The loggers of the stock path: with DEBUG on any of them, stock writes lines this one skips.
 _LOGGERS = tuple(logging.getLogger(m.__name__) for m in (_manager, _transport, _lowlevel))
@@ -180,6 +192,43 @@ class _Answer:
             self.answer.set_result(item.message)
 
 
+class _Routed(_Answer):
+    """SSE mode: the session's write stream, routed as the transport's router routes it: the
+    request's answer (which also resolves ``answer``) and what relates to the request to the
+    request's stream; the rest is dropped (a stateless transport has no event store and no GET
+    stream)."""
+
+    def __init__(self, request_id: Any, streams: dict[str, Any]) -> None:
+        super().__init__(request_id)
+        self.streams = streams
+
+    async def send(self, item: Any) -> None:
+        await super().send(item)
+        message, metadata = item.message, item.metadata
+        root = message.root
+        if isinstance(root, types.JSONRPCResponse | types.JSONRPCError):
+            target = str(root.id)
+        elif isinstance(metadata, ServerMessageMetadata) and metadata.related_request_id is not None:
+            target = str(metadata.related_request_id)
+        else:
+            return
+        stream = self.streams.get(target)
+        if stream is not None:
+            try:
+                await stream[0].send(_transport.EventMessage(message, None))
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                self.streams.pop(target, None)
+
+
+def _unanswered(transport: Any, out: _Answer, _: Any) -> None:
+    """The run over without an answer: the request's stream ends, as stock's ``connect`` ends
+    the streams when the run ends."""
+    if not out.answer.done() or out.answer.result() is None:
+        stream = transport._request_streams.get(out.key)
+        if stream is not None:
+            stream[0].close()
+
+
 async def _serve(app: Any, open_session: Any, parsed: tuple[Any, Any] | None, metadata: Any, out: _Answer) -> None:
     """``Server.run`` and the session's receive loop, for the one message (None: a ``DELETE``, for
     which stock's run enters the lifespan and the session and receives nothing)."""
@@ -218,7 +267,7 @@ async def handle_stateless_request(self: Any, scope: Any, receive: Any, send: An
     """Process request in stateless mode - creating a new transport for each request."""
     assert stock_handle_stateless_request is not None
     method = scope.get("method")
-    served = method == "DELETE" or (method == "POST" and self.json_response)
+    served = method == "DELETE" or (method == "POST" and (self.json_response or _STREAMS))
     open_session = _session_opener(self.app) if served else None
     if open_session is None:
         await stock_handle_stateless_request(self, scope, receive, send)
@@ -232,9 +281,11 @@ async def handle_stateless_request(self: Any, scope: Any, receive: Any, send: An
     parsed = metadata = None
     if method == "POST":
         request = Request(scope, receive)
+        has_json, has_sse = transport._check_accept_headers(request)
         checks_pass = (
             await transport._security.validate_request(request, is_post=True) is None
-            and transport._check_accept_headers(request)[0]
+            and has_json
+            and (self.json_response or has_sse)
             and transport._check_content_type(request)
         )
         if not checks_pass:  # stock answers it (nothing is read yet)
@@ -246,7 +297,9 @@ async def handle_stateless_request(self: Any, scope: Any, receive: Any, send: An
             await stock_handle_stateless_request(self, scope, replayed(body, receive), send)
             return
         metadata = ServerMessageMetadata(request_context=request)
-    out = _Answer(parsed[0].id if parsed is not None and isinstance(parsed[0], types.JSONRPCRequest) else None)
+    request_id = parsed[0].id if parsed is not None and isinstance(parsed[0], types.JSONRPCRequest) else None
+    streamed = request_id is not None and not self.json_response
+    out = _Routed(request_id, transport._request_streams) if streamed else _Answer(request_id)
 
     def start() -> asyncio.Task[None]:  # in a copy of the request's context, as stock's task
         serve = _serve(self.app, open_session, parsed, metadata, out)
@@ -260,6 +313,11 @@ async def handle_stateless_request(self: Any, scope: Any, receive: Any, send: An
         elif isinstance(parsed[0], types.JSONRPCNotification):  # 202, then the message handed over
             await transport._create_json_response(None, HTTPStatus.ACCEPTED)(scope, receive, send)
             task = start()
+        elif streamed:
+            answered = request_stream(transport, out.key)
+            task = start()
+            task.add_done_callback(functools.partial(_unanswered, transport, out))
+            await stream_request(transport, out.key, answered, scope, receive, send)
         else:
             task = start()
             answer = await out.answer

@@ -49,7 +49,6 @@ import asyncio
 import contextvars
 import logging
 from collections.abc import Callable
-from functools import partial
 from http import HTTPStatus
 from typing import Any
 
@@ -73,18 +72,16 @@ from mcp_types import (
     jsonrpc_message_adapter,
 )
 from pydantic import ValidationError
-from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 
 from .._engines.http import one_pass_allowed, replayed
-from .._engines.http_sse import SSE_LINE, SSE_LOG, Watch, after_start, first_answer, write_events
+from .._engines.http_sse import request_stream, stream_request
 from .._patching.patch import SdkSteps
 
 stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
 
 _Transport = _transport.StreamableHTTPServerTransport
 _Dispatcher = _dispatcher_module.JSONRPCDispatcher
-_SSE = _transport.CONTENT_TYPE_SSE
 
 # The loggers of the stock path: with DEBUG on any of them, stock writes lines this one skips.
 _LOGGERS = tuple(logging.getLogger(m.__name__) for m in (_manager, _transport, _dispatcher_module, _runner))
@@ -293,76 +290,18 @@ class _Router:
 async def _stream(
     message: JSONRPCRequest, transport: Any, request: Request, runner: Any, scope: Any, receive: Any, send: Any
 ) -> None:
-    """SSE mode: the request's messages streamed as stock's transport streams them (its own
-    ``EventSourceResponse`` and ``_run_sse_writer``), each written to the request's stream by the
+    """SSE mode: the request's messages streamed as stock's transport streams them
+    (:func:`.._engines.http_sse.stream_request`), each written to the request's stream by the
     handler as it comes rather than through the transport's streams and router; once the
     response ends (answered, or the client gone) a handler still running is cancelled, as stock's
-    teardown cancels it. As a session's request (``_engines.http_sse``), the response starts at
-    once, and if the request's first message is its answer, that is written at once: the same
-    events, each in a body message of its own as ``EventSourceResponse`` sends them, without its
-    task group (sse-starlette's tasks per response cost a weather call more than the rest of the
-    one pass); a client gone before then is noticed after it."""
+    teardown cancels it."""
     request_id = str(message.id)
-    streams = transport._request_streams
-    writer, reader = anyio.create_memory_object_stream[Any](_transport.REQUEST_STREAM_BUFFER_SIZE)
-    prompt = SSE_LINE and not SSE_LOG.isEnabledFor(logging.DEBUG)
-    answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-    streams[request_id] = (Watch(writer, answered), reader) if prompt else (writer, reader)
+    answered = request_stream(transport, request_id)
     handler_scope = anyio.CancelScope()
-    handler = _start(message, transport, request, runner, _Router(streams), handler_scope)
+    handler = _start(message, transport, request, runner, _Router(transport._request_streams), handler_scope)
     try:
-        if prompt:
-            await _stream_at_once(transport, request_id, answered, reader, scope, receive, send)
-        else:
-            await _stream_as_stock(transport, request_id, scope, receive, send)
+        await stream_request(transport, request_id, answered, scope, receive, send)
     finally:
         handler_scope.cancel()
         with anyio.CancelScope(shield=True):
             await handler
-
-
-async def _stream_at_once(
-    transport: Any, request_id: str, answered: Any, reader: Any, scope: Any, receive: Any, send: Any
-) -> None:
-    """The request's answer written at once if it comes first, else streamed as stock streams it
-    after the start that went out."""
-    response = _sse_response(content=())
-    try:
-        events = await first_answer(response, answered, transport, reader, send)
-        if events is not None:
-            await write_events(response, events, send)
-    except Exception:  # as stock's transport logs a failed SSE response
-        _transport.logger.exception("SSE response error")
-        events = []
-    if events is None:
-        await _stream_as_stock(transport, request_id, scope, receive, after_start(send))
-    else:
-        await transport._clean_up_memory_streams(request_id)
-
-
-def _sse_response(**kwargs: Any) -> Any:
-    # No session header: a stateless transport has none.
-    headers = {"Cache-Control": "no-cache, no-transform", "Connection": "keep-alive", "Content-Type": _SSE}
-    return EventSourceResponse(headers=headers, **kwargs)
-
-
-async def _stream_as_stock(transport: Any, request_id: str, scope: Any, receive: Any, send: Any) -> None:
-    """The request's stream as stock's transport streams it, from what is in it so far."""
-    sse_writer, sse_reader = anyio.create_memory_object_stream[dict[str, Any]](0)
-    transport._sse_stream_writers[request_id] = sse_writer
-    response = _sse_response(
-        content=sse_reader,
-        # No priming event: a stateless transport has no event store.
-        data_sender_callable=partial(
-            transport._run_sse_writer, request_id, sse_writer, transport._request_streams[request_id][1], None
-        ),
-    )
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(response, scope, receive, send)
-    except Exception:
-        _transport.logger.exception("SSE response error")
-        await sse_writer.aclose()
-        await transport._clean_up_memory_streams(request_id)
-    finally:
-        await sse_reader.aclose()
