@@ -31,6 +31,37 @@ def post_scope(headers: Mapping[str, str], body: bytes) -> dict[str, Any]:
     return bench_http_floor.post_scope([(k.lower().encode(), v.encode()) for k, v in fields.items()], body)
 
 
+async def asgi_post(app: Any, headers: Mapping[str, str], body: bytes) -> tuple[int, bytes]:
+    """One POST of ``body`` to ``/mcp`` through the ASGI ``app`` in process: its status and body
+    (the client stays until its answer)."""
+    import anyio
+
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        if pending:
+            return pending.pop()
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(post_scope(headers, body), receive, send)
+    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+
+
+async def stock_then_adapted(run: Callable[[], Any], group: str) -> tuple[Any, Any]:
+    """``await run()`` on the stock SDKs, then with the adapters installed (``group`` among the
+    patched)."""
+    adapters.uninstall()
+    stock = await run()
+    report = adapters.install()
+    assert group in report.patched, report
+    return stock, await run()
+
+
 # Put at the top of an app's source: the transport's log lines (at ``level``) go to $LOG_FILE.
 TRANSPORT_LOG = """
 import logging, os

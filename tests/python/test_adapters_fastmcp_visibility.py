@@ -11,7 +11,6 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-import anyio
 import pytest
 
 pytest.importorskip("fastmcp.server.transforms.visibility")
@@ -22,8 +21,7 @@ from fastmcp.server.transforms import visibility as vis
 from key_value.aio.stores.memory import MemoryStore
 
 from http_pair import HEADERS as PAIR_HEADERS
-from http_pair import post_scope
-from mcp_native import adapters
+from http_pair import asgi_post, stock_then_adapted
 
 pytestmark = [
     pytest.mark.anyio,
@@ -82,24 +80,6 @@ def app(*, store: Any = None, middleware: bool = False) -> FastMCP:
     return server
 
 
-async def post(http: Any, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
-    """One POST to ``/mcp`` through the ASGI app: its status and body."""
-    pending = [{"type": "http.request", "body": body, "more_body": False}]
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> dict[str, Any]:
-        if pending:
-            return pending.pop()
-        await anyio.sleep_forever()
-        raise AssertionError
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    await http(post_scope(headers, body), receive, send)
-    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
-
-
 async def calls(server: FastMCP, names: list[str], headers: dict[str, str] | None = None) -> list[Any]:
     """Each tool called in a request of its own (2025-era stateless, JSON responses): its
     structured result, or the error's text."""
@@ -108,7 +88,7 @@ async def calls(server: FastMCP, names: list[str], headers: dict[str, str] | Non
     async with http.router.lifespan_context(http):
         for i, name in enumerate(names):
             body = {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": name, "arguments": {}}}
-            status, text = await post(http, json.dumps(body).encode(), {**HEADERS, **(headers or {})})
+            status, text = await asgi_post(http, {**HEADERS, **(headers or {})}, json.dumps(body).encode())
             assert status == 200, text
             answer = json.loads(text)
             result = answer.get("result") or answer["error"]
@@ -118,11 +98,7 @@ async def calls(server: FastMCP, names: list[str], headers: dict[str, str] | Non
 
 async def both(run: Callable[[], Any]) -> tuple[Any, Any]:
     """``run`` on stock, then adapted (the group applied)."""
-    adapters.uninstall()
-    stock = await run()
-    report = adapters.install()
-    assert GROUP in report.patched, report
-    return stock, await run()
+    return await stock_then_adapted(run, GROUP)
 
 
 def read_counter(server: FastMCP) -> list[str]:

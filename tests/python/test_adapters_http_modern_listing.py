@@ -14,15 +14,13 @@ import logging
 from collections.abc import Callable
 from typing import Annotated, Any
 
-import anyio
 import mcp.server._streamable_http_modern as modern
 import mcp.shared._otel as shared_otel
 import pytest
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
-from http_pair import HEADERS, post_scope
-from mcp_native import adapters
+from http_pair import HEADERS, asgi_post, stock_then_adapted
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("adapters_restored")]
 GROUP = "http-modern-listing"
@@ -61,25 +59,6 @@ def app(server_class: type[MCPServer] = MCPServer, **kwargs: Any) -> MCPServer:
     return server
 
 
-async def post(http: Any, body: bytes, headers: dict[str, str]) -> tuple[int, Any]:
-    """One POST to ``/mcp`` through the ASGI app: its status and JSON answer."""
-    pending = [{"type": "http.request", "body": body, "more_body": False}]
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> dict[str, Any]:
-        if pending:
-            return pending.pop()
-        await anyio.sleep_forever()
-        raise AssertionError
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    await http(post_scope(headers, body), receive, send)
-    text = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
-    return sent[0]["status"], json.loads(text)
-
-
 Call = tuple[str, dict[str, Any], dict[str, str]]  # tool, arguments, extra headers
 
 
@@ -112,7 +91,8 @@ async def calls(
                 params = {"name": tool, "arguments": arguments, "_meta": META}
                 body = json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params})
                 routing = {"Mcp-Method": "tools/call", "Mcp-Name": tool}
-                status, answer = await post(http, body.encode(), {**MODERN, **routing, **headers})
+                status, raw = await asgi_post(http, {**MODERN, **routing, **headers}, body.encode())
+                answer = json.loads(raw)
                 answer.pop("id")
                 answers.append((status, answer))
     finally:
@@ -122,11 +102,7 @@ async def calls(
 
 async def both(run: Callable[[], Any]) -> tuple[Any, Any]:
     """``run`` on stock, then adapted (the group applied)."""
-    adapters.uninstall()
-    stock = await run()
-    report = adapters.install()
-    assert GROUP in report.patched, report
-    return stock, await run()
+    return await stock_then_adapted(run, GROUP)
 
 
 WEATHER: Call = ("weather", {"city": "Paris"}, {})

@@ -254,6 +254,18 @@ def event_source_response(*args: Any, **kwargs: Any) -> Any:
     return _Prompt(response, post, answered)
 
 
+async def deliver(streams: dict[str, Any], target: str, message: Any) -> None:
+    """``message`` onto the stream of request ``target``, as the transport's router puts it there
+    (no event id: a stateless transport has no event store); a stream that is gone or closed is
+    dropped from ``streams``, and the message with it."""
+    stream = streams.get(target)
+    if stream is not None:
+        try:
+            await stream[0].send(_transport.EventMessage(message, None))
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            streams.pop(target, None)
+
+
 def request_stream(transport: Any, request_id: str) -> asyncio.Future[bool] | None:
     """The request's stream, made as the transport's POST makes it in SSE mode (a stateless
     transport: no priming event, no session header), its send side a :class:`Watch` where the

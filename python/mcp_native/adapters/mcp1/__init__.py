@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._engines import (
+    SSE_STREAMING,
     http_client_group,
     http_one_pass_group,
     http_responses_group,
@@ -132,13 +133,7 @@ GROUPS: tuple[GroupSpec, ...] = (
             f"{_HTTP}:StreamableHTTPServerTransport._create_json_response",
             f"{_HTTP}:StreamableHTTPServerTransport._create_error_response",
             f"{_HTTP}:StreamableHTTPServerTransport.terminate",
-            # SSE responses (1.30): how the POST streams a request, and what its router routes.
-            f"{_HTTP}:StreamableHTTPServerTransport._run_sse_writer",
-            f"{_HTTP}:StreamableHTTPServerTransport._create_event_data",
-            f"{_HTTP}:StreamableHTTPServerTransport._clean_up_memory_streams",
-            f"{_HTTP}:REQUEST_STREAM_BUFFER_SIZE",
-            f"{_HTTP}:CONTENT_TYPE_SSE",
-            f"{_HTTP}:EventMessage",
+            *SSE_STREAMING,  # SSE responses (1.30)
             f"{_HTTP}:MCP_PROTOCOL_VERSION_HEADER",
             "mcp.shared.version:SUPPORTED_PROTOCOL_VERSIONS",
             "mcp.types:DEFAULT_NEGOTIATED_VERSION",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .._engines import (
     HTTP,
+    SSE_STREAMING,
     http_client_group,
     http_one_pass_group,
     http_responses_group,
@@ -159,12 +160,7 @@ GROUPS: tuple[GroupSpec, ...] = (
             f"{_HTTP}:StreamableHTTPServerTransport._create_error_response",
             f"{_HTTP}:StreamableHTTPServerTransport._terminate_unanswered_request",
             f"{_HTTP}:StreamableHTTPServerTransport._mint_priming_event",
-            f"{_HTTP}:StreamableHTTPServerTransport._run_sse_writer",
-            f"{_HTTP}:StreamableHTTPServerTransport._create_event_data",
-            f"{_HTTP}:StreamableHTTPServerTransport._clean_up_memory_streams",
-            f"{_HTTP}:REQUEST_STREAM_BUFFER_SIZE",
-            f"{_HTTP}:CONTENT_TYPE_SSE",
-            f"{_HTTP}:EventMessage",
+            *SSE_STREAMING,
             "mcp.shared.message:ServerMessageMetadata",
             f"{_HTTP}:StreamableHTTPServerTransport.terminate",
             f"{_HTTP}:StreamableHTTPServerTransport.connect",

@@ -75,7 +75,7 @@ from pydantic import ValidationError
 from starlette.requests import Request
 
 from .._engines.http import one_pass_allowed, replayed
-from .._engines.http_sse import request_stream, stream_request
+from .._engines.http_sse import deliver, request_stream, stream_request
 from .._patching.patch import SdkSteps
 
 stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
@@ -279,12 +279,7 @@ class _Router:
             target = str(metadata.related_request_id)
         else:
             return
-        stream = self.streams.get(target)
-        if stream is not None:
-            try:
-                await stream[0].send(_transport.EventMessage(message, None))
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                self.streams.pop(target, None)
+        await deliver(self.streams, target, message)
 
 
 async def _stream(
