@@ -11,18 +11,17 @@ from .._patching.spec import GroupSpec, Target
 
 HTTP = f"{__name__}.http"
 HTTP_SSE = f"{__name__}.http_sse"
-_HTTP = "mcp.server.streamable_http"
+_TRANSPORT = "mcp.server.streamable_http"
 # What a stateless one pass streaming a request with SSE responses (``http_sse.stream_request``,
 # ``deliver``) runs of the transport's, on either line.
 SSE_STREAMING = (
-    f"{_HTTP}:StreamableHTTPServerTransport._run_sse_writer",
-    f"{_HTTP}:StreamableHTTPServerTransport._create_event_data",
-    f"{_HTTP}:StreamableHTTPServerTransport._clean_up_memory_streams",
-    f"{_HTTP}:REQUEST_STREAM_BUFFER_SIZE",
-    f"{_HTTP}:CONTENT_TYPE_SSE",
-    f"{_HTTP}:EventMessage",
+    f"{_TRANSPORT}:StreamableHTTPServerTransport._run_sse_writer",
+    f"{_TRANSPORT}:StreamableHTTPServerTransport._create_event_data",
+    f"{_TRANSPORT}:StreamableHTTPServerTransport._clean_up_memory_streams",
+    f"{_TRANSPORT}:REQUEST_STREAM_BUFFER_SIZE",
+    f"{_TRANSPORT}:CONTENT_TYPE_SSE",
+    f"{_TRANSPORT}:EventMessage",
 )
-_TRANSPORT = "mcp.server.streamable_http"
 _MANAGER = "mcp.server.streamable_http_manager"
 _HTTP_CLIENT = "mcp.client.streamable_http"
 # What ``stdio_client.spawn`` calls in each line's ``mcp.client.stdio``, the same names on both.
