@@ -1,0 +1,269 @@
+"""A request in an open session with JSON responses (group ``http-sessions``, mcp 2.x): handed to
+the session's dispatcher by the POST, its answer put on the request's stream without the
+transport's read loop and router. Each case runs on a stock and an adapted MCPServer in process
+(its lifespan run, requests through its ASGI app) and compares what the client gets: answers,
+statuses, what the tools saw, and how many requests took the one pass."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import mcp.server.streamable_http as transport_module
+import pytest
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_native.adapters.mcp2 import http_sessions
+
+from http_pair import HEADERS, body, call, post_scope, stock_then_adapted
+
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("adapters_restored")]
+GROUP = "http-sessions"
+INITIALIZE = body(
+    "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}, 0
+)
+# Set by the app's ASGI middleware for each request: what a tool's task inherits from its sender.
+caller: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="none")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def server() -> MCPServer:
+    mcp = MCPServer("sessions", log_level="WARNING")
+    gate = asyncio.Event()
+
+    @mcp.tool()
+    def weather(city: str) -> dict[str, Any]:
+        return {"city": city, "caller": caller.get()}
+
+    @mcp.tool()
+    async def chatty(ctx: Context) -> str:
+        await ctx.info("working")
+        await ctx.report_progress(1, 2, "half")
+        return "done"
+
+    @mcp.tool()
+    def fails() -> str:
+        raise ToolError("it failed")
+
+    @mcp.tool()
+    async def gated() -> str:
+        await gate.wait()
+        return "released"
+
+    mcp.gate = gate  # type: ignore[attr-defined]
+    return mcp
+
+
+class Session:
+    """A client of one session, through the ASGI app in process (each request stays until its
+    answer, as an HTTP client does)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.headers = dict(HEADERS)
+
+    async def request(self, method: str, data: bytes, who: str) -> tuple[int, dict[str, str], bytes]:
+        fields = {"Host": "127.0.0.1:8000", **self.headers, "X-Caller": who}
+        scope = {
+            **post_scope(fields, data),
+            "method": method,
+            "headers": [(k.lower().encode(), v.encode()) for k, v in fields.items()],
+        }
+        pending = [{"type": "http.request", "body": data, "more_body": False}]
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            if pending:
+                return pending.pop()
+            await asyncio.Event().wait()
+            raise AssertionError
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        await self.app(scope, receive, send)
+        headers = {k.decode(): v.decode() for k, v in sent[0].get("headers", ())}
+        return sent[0]["status"], headers, b"".join(m.get("body", b"") for m in sent[1:])
+
+    async def post(self, data: bytes, who: str = "alice") -> tuple[int, Any]:
+        status, headers, content = await self.request("POST", data, who)
+        if "mcp-session-id" in headers:
+            self.headers["Mcp-Session-Id"] = headers["mcp-session-id"]
+            self.headers["Mcp-Protocol-Version"] = "2025-11-25"
+        try:
+            answer = json.loads(content) if content else None
+        except ValueError:
+            answer = content
+        if isinstance(answer, dict) and isinstance(answer.get("error"), dict):
+            answer["error"].pop("data", None)  # a validation error's text names pydantic's version
+        return status, answer
+
+    async def delete(self) -> int:
+        return (await self.request("DELETE", b"", "alice"))[0]
+
+
+Run = Callable[[MCPServer, Session], Awaitable[Any]]
+
+
+async def in_session(run: Run, **kwargs: Any) -> tuple[Any, int]:
+    """``run`` in a session opened on a fresh server (JSON responses): what it returns, and how
+    many requests took the one pass."""
+    mcp = server()
+    app = mcp.streamable_http_app(json_response=True, **kwargs)
+    stock_app = app.router.routes[0].app  # the route's ASGI app, behind the middleware below
+
+    async def with_caller(scope: Any, receive: Any, send: Any) -> None:
+        headers = dict(scope.get("headers", ()))
+        token = caller.set(headers.get(b"x-caller", b"none").decode())
+        try:
+            await stock_app(scope, receive, send)
+        finally:
+            caller.reset(token)
+
+    app.router.routes[0].app = with_caller
+    one_pass = 0
+    post = http_sessions._post
+
+    async def counted(*args: Any) -> None:
+        nonlocal one_pass
+        one_pass += 1
+        await post(*args)
+
+    http_sessions._post = counted  # type: ignore[assignment]
+    try:
+        async with app.router.lifespan_context(app):
+            session = Session(app)
+            assert (await session.post(INITIALIZE))[0] == 200
+            assert (await session.post(b'{"jsonrpc":"2.0","method":"notifications/initialized"}'))[0] == 202
+            result = await run(mcp, session)
+    finally:
+        http_sessions._post = post  # type: ignore[assignment]
+    return result, one_pass
+
+
+async def both(run: Run, **kwargs: Any) -> tuple[Any, Any, int]:
+    """``run`` stock, then adapted: both results, and the adapted run's one-pass count."""
+    stock, adapted = await stock_then_adapted(lambda: in_session(run, **kwargs), GROUP)
+    assert stock[1] == 0
+    return stock[0], adapted[0], adapted[1]
+
+
+async def test_a_session_is_answered_alike_and_its_requests_take_the_one_pass() -> None:
+    async def run(mcp: MCPServer, session: Session) -> list[Any]:
+        answers = [
+            await session.post(call("weather", {"city": "Paris"}, id=2)),
+            await session.post(call("weather", {"city": "Rome"}, id="three"), who="bob"),
+            await session.post(call("chatty", id=4)),  # its notifications have no wire in JSON mode
+            await session.post(call("fails", id=5)),
+            await session.post(call("weather", {}, id=6)),  # invalid arguments
+            await session.post(call("nowhere", id=7)),
+            await session.post(body("tools/list", id=8)),
+            await session.post(body("ping", id=9)),
+            await session.post(body("no/such/method", id=10)),
+            await session.post(b'{"jsonrpc":"2.0","id":11,"method":"tools/call","params":'),  # not JSON
+            await session.post(b"[" + call("weather", {"city": "Oslo"}, id=12) + b"]"),  # a batch
+            await session.post(INITIALIZE),  # again, in the session
+        ]
+        answers.append(await session.delete())
+        answers.append(await session.post(call("weather", {"city": "Paris"}, id=13)))
+        return answers
+
+    stock, adapted, one_pass = await both(run)
+    # The batch: the http-errors group's listed difference (-32600 for a malformed envelope).
+    assert (stock[10][1]["error"]["code"], adapted[10][1]["error"]["code"]) == (-32602, -32600)
+    assert adapted[:10] + adapted[11:] == stock[:10] + stock[11:]
+    assert stock[0] == (200, {"jsonrpc": "2.0", "id": 2, "result": stock[0][1]["result"]})
+    assert stock[0][1]["result"]["structuredContent"] == {"city": "Paris", "caller": "alice"}
+    assert stock[1][1]["result"]["structuredContent"] == {"city": "Rome", "caller": "bob"}
+    assert stock[3][1]["result"]["isError"] is True
+    assert stock[9][0] == 400 and stock[13][0] == 404
+    assert one_pass == 9  # the requests 2 to 10; not the body that is no JSON, the batch, initialize
+
+
+async def test_a_request_the_client_cancels_is_answered_as_stock_answers_it() -> None:
+    async def run(mcp: MCPServer, session: Session) -> Any:
+        pending = asyncio.ensure_future(session.post(call("gated", id=21)))
+        await asyncio.sleep(0.05)
+        notice = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 21}}
+        accepted = await session.post(json.dumps(notice).encode())
+        return accepted, await asyncio.wait_for(pending, 5)
+
+    stock, adapted, one_pass = await both(run)
+    assert adapted == stock
+    assert stock[0][0] == 202
+    assert stock[1][1]["error"]["code"] == transport_module.REQUEST_CANCELLED
+    assert one_pass == 1
+
+
+async def test_a_request_in_flight_when_the_session_ends_is_answered_as_stock_answers_it() -> None:
+    async def run(mcp: MCPServer, session: Session) -> Any:
+        pending = asyncio.ensure_future(session.post(call("gated", id=31)))
+        await asyncio.sleep(0.05)
+        deleted = await session.delete()
+        answer = await asyncio.wait_for(pending, 5)
+        await asyncio.sleep(0.05)
+        return deleted, answer, len([t for t in asyncio.all_tasks() if "gated" in repr(t.get_coro())])
+
+    stock, adapted, one_pass = await both(run)
+    assert adapted == stock
+    assert stock[1] == (500, stock[1][1]) and "terminated" in stock[1][1]["error"]["message"]
+    assert stock[2] == 0  # the tool's task went with the session, on both
+    assert one_pass == 1
+
+
+async def test_calls_in_flight_together_are_each_answered_once() -> None:
+    async def run(mcp: MCPServer, session: Session) -> Any:
+        posts = [session.post(call("weather", {"city": f"c{i}"}, id=100 + i)) for i in range(40)]
+        gated = asyncio.ensure_future(session.post(call("gated", id=99)))
+        answers = await asyncio.gather(*posts)
+        mcp.gate.set()  # type: ignore[attr-defined]
+        return answers, await asyncio.wait_for(gated, 5)
+
+    stock, adapted, one_pass = await both(run)
+    assert adapted == stock
+    assert [a[1]["result"]["structuredContent"]["city"] for a in stock[0]] == [f"c{i}" for i in range(40)]
+    assert stock[1][1]["result"]["structuredContent"] == {"result": "released"}
+    assert one_pass == 41
+
+
+async def test_with_debug_on_the_transport_the_stock_path_serves() -> None:
+    async def run(mcp: MCPServer, session: Session) -> Any:
+        return await session.post(call("weather", {"city": "Paris"}, id=2))
+
+    log = logging.getLogger(transport_module.__name__)
+    level = log.level
+    log.setLevel(logging.DEBUG)
+    try:
+        stock, adapted, one_pass = await both(run)
+    finally:
+        log.setLevel(level)
+    assert adapted == stock and one_pass == 0
+
+
+async def test_an_event_store_keeps_the_stock_path() -> None:
+    from mcp.server.streamable_http import EventStore
+
+    class Store(EventStore):
+        def __init__(self) -> None:
+            self.events: list[Any] = []
+
+        async def store_event(self, stream_id: Any, message: Any) -> Any:
+            self.events.append(message)
+            return str(len(self.events))
+
+        async def replay_events_after(self, last_event_id: Any, send_callback: Any) -> Any:
+            return None
+
+    async def run(mcp: MCPServer, session: Session) -> Any:
+        return await session.post(call("weather", {"city": "Paris"}, id=2))
+
+    stock, adapted, one_pass = await both(run, event_store=Store())
+    assert adapted == stock and one_pass == 0
