@@ -10,6 +10,7 @@ import asyncio
 import contextvars
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -17,9 +18,9 @@ import mcp.server.streamable_http as transport_module
 import pytest
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_native.adapters.mcp2 import http_sessions
 
 from http_pair import HEADERS, body, call, post_scope, stock_then_adapted
+from mcp_native.adapters.mcp2 import http_sessions
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("adapters_restored")]
 GROUP = "http-sessions"
@@ -70,8 +71,10 @@ class Session:
         self.app = app
         self.headers = dict(HEADERS)
 
-    async def request(self, method: str, data: bytes, who: str) -> tuple[int, dict[str, str], bytes]:
-        fields = {"Host": "127.0.0.1:8000", **self.headers, "X-Caller": who}
+    async def request(
+        self, method: str, data: bytes, who: str, extra: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
+        fields = {"Host": "127.0.0.1:8000", **self.headers, "X-Caller": who, **(extra or {})}
         scope = {
             **post_scope(fields, data),
             "method": method,
@@ -93,8 +96,8 @@ class Session:
         headers = {k.decode(): v.decode() for k, v in sent[0].get("headers", ())}
         return sent[0]["status"], headers, b"".join(m.get("body", b"") for m in sent[1:])
 
-    async def post(self, data: bytes, who: str = "alice") -> tuple[int, Any]:
-        status, headers, content = await self.request("POST", data, who)
+    async def post(self, data: bytes, who: str = "alice", extra: dict[str, str] | None = None) -> tuple[int, Any]:
+        status, headers, content = await self.request("POST", data, who, extra)
         if "mcp-session-id" in headers:
             self.headers["Mcp-Session-Id"] = headers["mcp-session-id"]
             self.headers["Mcp-Protocol-Version"] = "2025-11-25"
@@ -113,12 +116,28 @@ class Session:
 Run = Callable[[MCPServer, Session], Awaitable[Any]]
 
 
+class Lines(logging.Handler):
+    """The SDK's log lines at INFO and above, session ids masked."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(re.sub(r"[0-9a-f]{32}", "<id>", f"{record.name} {record.levelname} {record.getMessage()}"))
+
+
 async def in_session(run: Run, **kwargs: Any) -> tuple[Any, int]:
-    """``run`` in a session opened on a fresh server (JSON responses): what it returns, and how
-    many requests took the one pass."""
+    """``run`` in a session opened on a fresh server (JSON responses): what it returns with the
+    SDK's log lines, and how many requests took the one pass."""
     mcp = server()
+    sdk_log, lines = logging.getLogger("mcp"), Lines()
+    level = sdk_log.level
+    sdk_log.setLevel(logging.INFO)
+    sdk_log.addHandler(lines)
     app = mcp.streamable_http_app(json_response=True, **kwargs)
-    stock_app = app.router.routes[0].app  # the route's ASGI app, behind the middleware below
+    route: Any = app.router.routes[0]
+    stock_app = route.app  # the route's ASGI app, behind the middleware below
 
     async def with_caller(scope: Any, receive: Any, send: Any) -> None:
         headers = dict(scope.get("headers", ()))
@@ -128,7 +147,7 @@ async def in_session(run: Run, **kwargs: Any) -> tuple[Any, int]:
         finally:
             caller.reset(token)
 
-    app.router.routes[0].app = with_caller
+    route.app = with_caller
     one_pass = 0
     post = http_sessions._post
 
@@ -137,7 +156,8 @@ async def in_session(run: Run, **kwargs: Any) -> tuple[Any, int]:
         one_pass += 1
         await post(*args)
 
-    http_sessions._post = counted  # type: ignore[assignment]
+    module: Any = http_sessions  # its private names
+    module._post = counted
     try:
         async with app.router.lifespan_context(app):
             session = Session(app)
@@ -145,20 +165,25 @@ async def in_session(run: Run, **kwargs: Any) -> tuple[Any, int]:
             assert (await session.post(b'{"jsonrpc":"2.0","method":"notifications/initialized"}'))[0] == 202
             result = await run(mcp, session)
     finally:
-        http_sessions._post = post  # type: ignore[assignment]
-    return result, one_pass
+        module._post = post
+        sdk_log.removeHandler(lines)
+        sdk_log.setLevel(level)
+    return (result, lines.lines), one_pass
 
 
 async def both(run: Run, **kwargs: Any) -> tuple[Any, Any, int]:
     """``run`` stock, then adapted: both results, and the adapted run's one-pass count."""
     stock, adapted = await stock_then_adapted(lambda: in_session(run, **kwargs), GROUP)
     assert stock[1] == 0
-    return stock[0], adapted[0], adapted[1]
+    (stock_result, stock_lines), (adapted_result, adapted_lines) = stock[0], adapted[0]
+    assert adapted_lines == stock_lines
+    assert any("Created new transport" in line for line in stock_lines)
+    return stock_result, adapted_result, adapted[1]
 
 
 async def test_a_session_is_answered_alike_and_its_requests_take_the_one_pass() -> None:
     async def run(mcp: MCPServer, session: Session) -> list[Any]:
-        answers = [
+        answers: list[Any] = [
             await session.post(call("weather", {"city": "Paris"}, id=2)),
             await session.post(call("weather", {"city": "Rome"}, id="three"), who="bob"),
             await session.post(call("chatty", id=4)),  # its notifications have no wire in JSON mode
@@ -171,6 +196,10 @@ async def test_a_session_is_answered_alike_and_its_requests_take_the_one_pass() 
             await session.post(b'{"jsonrpc":"2.0","id":11,"method":"tools/call","params":'),  # not JSON
             await session.post(b"[" + call("weather", {"city": "Oslo"}, id=12) + b"]"),  # a batch
             await session.post(INITIALIZE),  # again, in the session
+            await session.post(call("weather", {"city": "Oslo"}, id=14), extra={"Host": "evil.example:80"}),
+            await session.post(call("weather", {"city": "Oslo"}, id=15), extra={"Origin": "http://evil.example"}),
+            await session.post(call("weather", {"city": "Oslo"}, id=16), extra={"Accept": "text/html"}),
+            await session.post(call("weather", {"city": "Oslo"}, id=17), extra={"Mcp-Session-Id": "nope"}),
         ]
         answers.append(await session.delete())
         answers.append(await session.post(call("weather", {"city": "Paris"}, id=13)))
@@ -184,7 +213,8 @@ async def test_a_session_is_answered_alike_and_its_requests_take_the_one_pass() 
     assert stock[0][1]["result"]["structuredContent"] == {"city": "Paris", "caller": "alice"}
     assert stock[1][1]["result"]["structuredContent"] == {"city": "Rome", "caller": "bob"}
     assert stock[3][1]["result"]["isError"] is True
-    assert stock[9][0] == 400 and stock[13][0] == 404
+    assert [a[0] for a in stock[12:16]] == [421, 403, 406, 404]
+    assert stock[9][0] == 400 and stock[17][0] == 404
     assert one_pass == 9  # the requests 2 to 10; not the body that is no JSON, the batch, initialize
 
 

@@ -485,3 +485,31 @@ def test_a_response_the_server_cannot_send_is_logged_as_stocks_is(
         anyio.run(main)
     assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
     assert [r.getMessage() for r in caplog.records if r.name == "mcp.server.streamable_http"] == ["SSE response error"]
+
+
+@pytest.mark.parametrize("headers", [{"Host": "evil.example:80"}, {"Origin": "http://evil.example"}])
+def test_a_refused_host_or_origin_is_answered_and_logged_once_as_stock(
+    headers: dict[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    import asyncio
+
+    from mcp.server.mcpserver import MCPServer
+
+    from http_pair import asgi_post, stock_then_adapted
+
+    async def refused() -> tuple[Any, list[str]]:
+        server = MCPServer("refused", log_level="WARNING")
+        server.add_tool(lambda city: city, name="weather")
+        app = server.streamable_http_app(stateless_http=True, json_response=True)  # guards 127.0.0.1
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="mcp.server"):
+            async with app.router.lifespan_context(app):
+                answer = await asgi_post(app, {**HEADERS, **headers}, call("weather", {"city": "Oslo"}))
+        return answer, [f"{r.name} {r.getMessage()}" for r in caplog.records if r.name.startswith("mcp.server")]
+
+    stock, adapted = asyncio.run(stock_then_adapted(refused, "http-stateless"))
+    assert adapted == stock
+    assert stock[0][0] in (421, 403)
+    warnings = [line for line in stock[1] if "transport_security" in line]
+    assert len(warnings) == 1, stock[1]
+    assert "mcp.server.streamable_http Terminating session: None" in stock[1]

@@ -491,6 +491,43 @@ def test_what_the_one_pass_leaves_to_stock_is_answered_as_stock(servers: tuple[C
     assert answers[0] == answers[1]
 
 
+@pytest.mark.usefixtures("adapters_restored")
+@pytest.mark.parametrize("headers", [{"Host": "evil.example:80"}, {"Origin": "http://evil.example"}])
+def test_a_refused_host_or_origin_is_answered_and_logged_once_as_stock(headers: dict[str, str]) -> None:
+    import asyncio
+    import logging
+
+    from http_pair import HEADERS, asgi_post, call, stock_then_adapted
+
+    lines: list[str] = []
+
+    class Lines(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(f"{record.name} {record.getMessage()}")
+
+    async def refused() -> tuple[Any, list[str]]:
+        # mcp 1.x's FastMCP (mypy checks the tests against mcp 2.x, which has none).
+        server: Any = importlib.import_module("mcp.server.fastmcp").FastMCP(
+            "refused", stateless_http=True, json_response=True, log_level="WARNING"
+        )
+        server.tool(name="weather")(lambda city: city)
+        app = server.streamable_http_app()  # guards 127.0.0.1
+        del lines[:]
+        async with app.router.lifespan_context(app):
+            answer = await asgi_post(app, {**HEADERS, **headers}, call("weather", {"city": "Oslo"}))
+        return answer, [line for line in lines if line.startswith("mcp.server")]
+
+    handler, sdk_log = Lines(logging.INFO), logging.getLogger("mcp.server")
+    sdk_log.addHandler(handler)
+    try:
+        stock, adapted = asyncio.run(stock_then_adapted(refused, "http-one-pass-1x"))
+    finally:
+        sdk_log.removeHandler(handler)
+    assert adapted == stock
+    assert stock[0][0] in (421, 403)
+    assert len([line for line in stock[1] if "transport_security" in line]) == 1, stock[1]
+
+
 # --- http-stateless-1x: Server.create_initialization_options ----------------------------------------
 
 

@@ -273,19 +273,18 @@ async def handle_stateless_request(self: Any, scope: Any, receive: Any, send: An
         event_store=None,
         security_settings=self.security_settings,
     )
-    parsed = metadata = None
+    parsed = metadata = refused = None
     if method == "POST":
         request = Request(scope, receive)
+        # Refused by the security settings: their answer beside stock's run, as for a DELETE (its
+        # warning logged once: stock's transport would log it again).
+        refused = await transport._security.validate_request(request, is_post=True)
         has_json, has_sse = transport._check_accept_headers(request)
-        checks_pass = (
-            await transport._security.validate_request(request, is_post=True) is None
-            and has_json
-            and (self.json_response or has_sse)
-            and transport._check_content_type(request)
-        )
-        if not checks_pass:  # stock answers it (nothing is read yet)
+        checks_pass = has_json and (self.json_response or has_sse) and transport._check_content_type(request)
+        if refused is None and not checks_pass:  # stock answers it (nothing is read yet)
             await stock_handle_stateless_request(self, scope, receive, send)
             return
+    if method == "POST" and refused is None:
         body = await request.body()
         parsed = _message(body, request.headers)
         if parsed is None:
@@ -302,9 +301,9 @@ async def handle_stateless_request(self: Any, scope: Any, receive: Any, send: An
 
     task = None
     try:
-        if parsed is None:  # DELETE: the transport's own answer (405: no session) beside stock's run
+        if parsed is None:  # DELETE (405: no session) or a refused POST: the answer beside stock's run
             task = start()
-            await transport.handle_request(scope, receive, send)
+            await (refused or transport.handle_request)(scope, receive, send)
         elif isinstance(parsed[0], types.JSONRPCNotification):  # 202, then the message handed over
             await transport._create_json_response(None, HTTPStatus.ACCEPTED)(scope, receive, send)
             task = start()

@@ -70,7 +70,12 @@ _Dispatcher = _dispatcher_module.JSONRPCDispatcher
 # The loggers of the stock path: with DEBUG on any of them, stock writes lines this one skips.
 _LOGGERS = tuple(
     logging.getLogger(name)
-    for name in ("mcp.server.streamable_http_manager", _transport.__name__, _dispatcher_module.__name__, _runner.__name__)
+    for name in (
+        "mcp.server.streamable_http_manager",
+        _transport.__name__,
+        _dispatcher_module.__name__,
+        _runner.__name__,
+    )
 )
 
 # What the stock path runs that this one does not (the session's server built here stands in

@@ -175,19 +175,15 @@ async def handle_stateless_request(
         security_settings=self.security_settings,
     )
     if method != "POST":  # DELETE or a method it refuses: the transport's own answer, no connection
-        try:
-            await transport.handle_request(scope, receive, send)
-        finally:
-            with anyio.CancelScope(shield=True):
-                await transport.terminate()
+        await _alone(transport, transport.handle_request, scope, receive, send)
         return
     request = Request(scope, receive)
-    checks_pass = (
-        await transport._security.validate_request(request, is_post=True) is None
-        and _accepted(request, self.json_response)
-        and transport._check_content_type(request)
-    )
-    if not checks_pass:  # stock answers it (nothing is read yet)
+    refused = await transport._security.validate_request(request, is_post=True)
+    if refused is not None:  # its answer, as stock's transport gives it (its warning logged once, here)
+        await _alone(transport, refused, scope, receive, send)
+        return
+    if not (_accepted(request, self.json_response) and transport._check_content_type(request)):
+        # stock answers it (nothing is read yet)
         await stock_handle_stateless_request(self, protocol_version_hint, scope, receive, send)
         return
     body = await request.body()
@@ -229,6 +225,16 @@ async def handle_stateless_request(
         # unwind (about 10 µs a request saved).
         if getattr(connection.exit_stack, "_exit_callbacks", True):
             await _runner.aclose_shielded(connection)
+
+
+async def _alone(transport: Any, answer: Any, scope: Any, receive: Any, send: Any) -> None:
+    """``answer``, one of the transport's that needs no connection, then the transport
+    terminated, as stock's finally terminates it."""
+    try:
+        await answer(scope, receive, send)
+    finally:
+        with anyio.CancelScope(shield=True):
+            await transport.terminate()
 
 
 def _start(message: JSONRPCRequest, transport: Any, request: Request, runner: Any, out: Any, scope: Any) -> Any:
