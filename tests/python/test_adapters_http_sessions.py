@@ -1,8 +1,9 @@
-"""A request in an open session with JSON responses (group ``http-sessions``, mcp 2.x): handed to
-the session's dispatcher by the POST, its answer put on the request's stream without the
-transport's read loop and router. Each case runs on a stock and an adapted MCPServer in process
-(its lifespan run, requests through its ASGI app) and compares what the client gets: answers,
-statuses, what the tools saw, and how many requests took the one pass."""
+"""What a client POSTs to an open session (group ``http-sessions``, mcp 2.2.0-2.3.0): handed to
+the session's dispatcher by the POST, without the session's read loop; with JSON responses, the
+answer put on its request's stream without the transport's router. Each case runs on a stock and
+an adapted MCPServer in process (its lifespan run, requests through its ASGI app) and compares
+what the client gets (answers, statuses, what the tools saw) and the SDK's log lines, and counts
+what the adapted session skipped."""
 
 from __future__ import annotations
 
@@ -101,6 +102,10 @@ class Session:
         if "mcp-session-id" in headers:
             self.headers["Mcp-Session-Id"] = headers["mcp-session-id"]
             self.headers["Mcp-Protocol-Version"] = "2025-11-25"
+        if headers.get("content-type", "").startswith("text/event-stream"):  # each event's data
+            lines = content.decode().splitlines()
+            return status, [json.loads(line[6:]) for line in lines if line.startswith("data: ") and line[6:]]
+        answer: Any
         try:
             answer = json.loads(content) if content else None
         except ValueError:
@@ -127,15 +132,23 @@ class Lines(logging.Handler):
         self.lines.append(re.sub(r"[0-9a-f]{32}", "<id>", f"{record.name} {record.levelname} {record.getMessage()}"))
 
 
-async def in_session(run: Run, **kwargs: Any) -> tuple[Any, int]:
-    """``run`` in a session opened on a fresh server (JSON responses): what it returns with the
-    SDK's log lines, and how many requests took the one pass."""
+class Counts:
+    """What the adapted session skipped: messages handed to its dispatcher without the read
+    loop, answers put on their request's stream without the router."""
+
+    def __init__(self) -> None:
+        self.handed_over = self.delivered = 0
+
+
+async def in_session(run: Run, json_response: bool = True, **kwargs: Any) -> tuple[Any, Counts]:
+    """``run`` in a session opened on a fresh server: what it returns with the SDK's log lines,
+    and what the session skipped."""
     mcp = server()
     sdk_log, lines = logging.getLogger("mcp"), Lines()
     level = sdk_log.level
     sdk_log.setLevel(logging.INFO)
     sdk_log.addHandler(lines)
-    app = mcp.streamable_http_app(json_response=True, **kwargs)
+    app = mcp.streamable_http_app(json_response=json_response, **kwargs)
     route: Any = app.router.routes[0]
     stock_app = route.app  # the route's ASGI app, behind the middleware below
 
@@ -148,16 +161,19 @@ async def in_session(run: Run, **kwargs: Any) -> tuple[Any, int]:
             caller.reset(token)
 
     route.app = with_caller
-    one_pass = 0
-    post = http_sessions._post
-
-    async def counted(*args: Any) -> None:
-        nonlocal one_pass
-        one_pass += 1
-        await post(*args)
-
+    counts = Counts()
     module: Any = http_sessions  # its private names
-    module._post = counted
+    hand_over, deliver = module._hand_over, module.deliver
+
+    async def counted_hand_over(*args: Any) -> None:
+        counts.handed_over += 1
+        await hand_over(*args)
+
+    async def counted_deliver(*args: Any) -> None:
+        counts.delivered += 1
+        await deliver(*args)
+
+    module._hand_over, module.deliver = counted_hand_over, counted_deliver
     try:
         async with app.router.lifespan_context(app):
             session = Session(app)
@@ -165,23 +181,29 @@ async def in_session(run: Run, **kwargs: Any) -> tuple[Any, int]:
             assert (await session.post(b'{"jsonrpc":"2.0","method":"notifications/initialized"}'))[0] == 202
             result = await run(mcp, session)
     finally:
-        module._post = post
+        module._hand_over, module.deliver = hand_over, deliver
         sdk_log.removeHandler(lines)
         sdk_log.setLevel(level)
-    return (result, lines.lines), one_pass
+    return (result, lines.lines), counts
 
 
-async def both(run: Run, **kwargs: Any) -> tuple[Any, Any, int]:
-    """``run`` stock, then adapted: both results, and the adapted run's one-pass count."""
+async def both(run: Run, **kwargs: Any) -> tuple[Any, Any, Counts]:
+    """``run`` stock, then adapted: both results, and what the adapted session skipped."""
     stock, adapted = await stock_then_adapted(lambda: in_session(run, **kwargs), GROUP)
-    assert stock[1] == 0
+    assert (stock[1].handed_over, stock[1].delivered) == (0, 0)
     (stock_result, stock_lines), (adapted_result, adapted_lines) = stock[0], adapted[0]
     assert adapted_lines == stock_lines
     assert any("Created new transport" in line for line in stock_lines)
     return stock_result, adapted_result, adapted[1]
 
 
-async def test_a_session_is_answered_alike_and_its_requests_take_the_one_pass() -> None:
+def answer_of(exchange: tuple[int, Any]) -> Any:
+    """The JSON-RPC answer of a POST: its JSON body, or its last SSE event."""
+    return exchange[1][-1] if isinstance(exchange[1], list) else exchange[1]
+
+
+@pytest.mark.parametrize("json_response", [True, False], ids=["JSON", "SSE"])
+async def test_a_session_is_answered_alike_and_its_messages_skip_the_loop(json_response: bool) -> None:
     async def run(mcp: MCPServer, session: Session) -> list[Any]:
         answers: list[Any] = [
             await session.post(call("weather", {"city": "Paris"}, id=2)),
@@ -205,17 +227,22 @@ async def test_a_session_is_answered_alike_and_its_requests_take_the_one_pass() 
         answers.append(await session.post(call("weather", {"city": "Paris"}, id=13)))
         return answers
 
-    stock, adapted, one_pass = await both(run)
+    stock, adapted, counts = await both(run, json_response=json_response)
     # The batch: the http-errors group's listed difference (-32600 for a malformed envelope).
     assert (stock[10][1]["error"]["code"], adapted[10][1]["error"]["code"]) == (-32602, -32600)
     assert adapted[:10] + adapted[11:] == stock[:10] + stock[11:]
-    assert stock[0] == (200, {"jsonrpc": "2.0", "id": 2, "result": stock[0][1]["result"]})
-    assert stock[0][1]["result"]["structuredContent"] == {"city": "Paris", "caller": "alice"}
-    assert stock[1][1]["result"]["structuredContent"] == {"city": "Rome", "caller": "bob"}
-    assert stock[3][1]["result"]["isError"] is True
+    assert stock[0][0] == 200 and answer_of(stock[0])["id"] == 2
+    assert answer_of(stock[0])["result"]["structuredContent"] == {"city": "Paris", "caller": "alice"}
+    assert answer_of(stock[1])["result"]["structuredContent"] == {"city": "Rome", "caller": "bob"}
+    assert answer_of(stock[3])["result"]["isError"] is True
+    if not json_response:  # the log message before the answer, streamed on both
+        assert [event.get("method") for event in stock[2][1]] == ["notifications/message", None]
     assert [a[0] for a in stock[12:16]] == [421, 403, 406, 404]
     assert stock[9][0] == 400 and stock[17][0] == 404
-    assert one_pass == 9  # the requests 2 to 10; not the body that is no JSON, the batch, initialize
+    # Handed over: notifications/initialized and the requests 2 to 10 (not the body that is no
+    # JSON nor the batch, which the transport refuses, nor initialize, which the loop runs
+    # inline); their answers and both initialize's delivered without the router in JSON mode.
+    assert (counts.handed_over, counts.delivered) == (10, 11 if json_response else 0)
 
 
 async def test_a_request_the_client_cancels_is_answered_as_stock_answers_it() -> None:
@@ -226,11 +253,13 @@ async def test_a_request_the_client_cancels_is_answered_as_stock_answers_it() ->
         accepted = await session.post(json.dumps(notice).encode())
         return accepted, await asyncio.wait_for(pending, 5)
 
-    stock, adapted, one_pass = await both(run)
+    stock, adapted, counts = await both(run)
     assert adapted == stock
     assert stock[0][0] == 202
     assert stock[1][1]["error"]["code"] == transport_module.REQUEST_CANCELLED
-    assert one_pass == 1
+    # The cancellation handed over too; the transport's own answer to the cancelled request goes
+    # through the router (delivered without it: initialize's).
+    assert (counts.handed_over, counts.delivered) == (3, 1)
 
 
 async def test_a_request_in_flight_when_the_session_ends_is_answered_as_stock_answers_it() -> None:
@@ -242,14 +271,15 @@ async def test_a_request_in_flight_when_the_session_ends_is_answered_as_stock_an
         await asyncio.sleep(0.05)
         return deleted, answer, len([t for t in asyncio.all_tasks() if "gated" in repr(t.get_coro())])
 
-    stock, adapted, one_pass = await both(run)
+    stock, adapted, counts = await both(run)
     assert adapted == stock
     assert stock[1] == (500, stock[1][1]) and "terminated" in stock[1][1]["error"]["message"]
     assert stock[2] == 0  # the tool's task went with the session, on both
-    assert one_pass == 1
+    assert (counts.handed_over, counts.delivered) == (2, 1)  # delivered: initialize's answer
 
 
-async def test_calls_in_flight_together_are_each_answered_once() -> None:
+@pytest.mark.parametrize("json_response", [True, False], ids=["JSON", "SSE"])
+async def test_calls_in_flight_together_are_each_answered_once(json_response: bool) -> None:
     async def run(mcp: MCPServer, session: Session) -> Any:
         posts = [session.post(call("weather", {"city": f"c{i}"}, id=100 + i)) for i in range(40)]
         gated = asyncio.ensure_future(session.post(call("gated", id=99)))
@@ -257,11 +287,11 @@ async def test_calls_in_flight_together_are_each_answered_once() -> None:
         mcp.gate.set()  # type: ignore[attr-defined]
         return answers, await asyncio.wait_for(gated, 5)
 
-    stock, adapted, one_pass = await both(run)
+    stock, adapted, counts = await both(run, json_response=json_response)
     assert adapted == stock
-    assert [a[1]["result"]["structuredContent"]["city"] for a in stock[0]] == [f"c{i}" for i in range(40)]
-    assert stock[1][1]["result"]["structuredContent"] == {"result": "released"}
-    assert one_pass == 41
+    assert [answer_of(a)["result"]["structuredContent"]["city"] for a in stock[0]] == [f"c{i}" for i in range(40)]
+    assert answer_of(stock[1])["result"]["structuredContent"] == {"result": "released"}
+    assert (counts.handed_over, counts.delivered) == (42, 42 if json_response else 0)
 
 
 async def test_with_debug_on_the_transport_the_stock_path_serves() -> None:
@@ -272,13 +302,14 @@ async def test_with_debug_on_the_transport_the_stock_path_serves() -> None:
     level = log.level
     log.setLevel(logging.DEBUG)
     try:
-        stock, adapted, one_pass = await both(run)
+        stock, adapted, counts = await both(run)
     finally:
         log.setLevel(level)
-    assert adapted == stock and one_pass == 0
+    assert adapted == stock
+    assert (counts.handed_over, counts.delivered) == (0, 0)
 
 
-async def test_an_event_store_keeps_the_stock_path() -> None:
+async def test_with_an_event_store_answers_go_through_the_router() -> None:
     from mcp.server.streamable_http import EventStore
 
     class Store(EventStore):
@@ -295,5 +326,6 @@ async def test_an_event_store_keeps_the_stock_path() -> None:
     async def run(mcp: MCPServer, session: Session) -> Any:
         return await session.post(call("weather", {"city": "Paris"}, id=2))
 
-    stock, adapted, one_pass = await both(run, event_store=Store())
-    assert adapted == stock and one_pass == 0
+    stock, adapted, counts = await both(run, event_store=Store())
+    assert adapted == stock
+    assert (counts.handed_over, counts.delivered) == (2, 0)  # the router stores each answer

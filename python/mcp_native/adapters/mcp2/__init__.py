@@ -199,7 +199,7 @@ GROUPS: tuple[GroupSpec, ...] = (
         "mcp",
         "HTTP",
         ("transport",),
-        "Streamable HTTP (2025 era): a session's request with a JSON response, without its read loop and router",
+        "Streamable HTTP (2025 era): a session's messages without its read loop, JSON answers without its router",
         (
             Target(
                 _HTTP,
@@ -223,27 +223,19 @@ GROUPS: tuple[GroupSpec, ...] = (
             f"{_MANAGER}:StreamableHTTPSessionManager._handle_request",
             f"{_MANAGER}:StreamableHTTPSessionManager._handle_stateful_request",
             f"{_MANAGER}:StreamableHTTPSessionManager._serve_opening_request",
-            # The transport's POST this path runs in stock's place, and what it calls of it.
+            # The transport: its streams and router (connect), what its POST sends on the read
+            # stream, and the request streams an answer is delivered to.
             f"{_HTTP}:StreamableHTTPServerTransport.__init__",
             f"{_HTTP}:StreamableHTTPServerTransport.connect",
             f"{_HTTP}:StreamableHTTPServerTransport.terminate",
             f"{_HTTP}:StreamableHTTPServerTransport._handle_post_request",
-            f"{_HTTP}:StreamableHTTPServerTransport._validate_request_headers",
-            f"{_HTTP}:StreamableHTTPServerTransport._validate_session",
-            f"{_HTTP}:StreamableHTTPServerTransport._message_metadata",
             f"{_HTTP}:StreamableHTTPServerTransport._terminate_unanswered_request",
             f"{_HTTP}:StreamableHTTPServerTransport._clean_up_memory_streams",
-            f"{_HTTP}:StreamableHTTPServerTransport._check_content_type",
-            f"{_HTTP}:StreamableHTTPServerTransport._create_json_response",
-            f"{_HTTP}:StreamableHTTPServerTransport._create_error_response",
-            f"{_HTTP}:check_accept_headers",
-            f"{_HTTP}:REQUEST_STREAM_BUFFER_SIZE",
             f"{_HTTP}:EventMessage",
-            "mcp.server.transport_security:TransportSecurityMiddleware.validate_request",
-            "mcp_types.jsonrpc:jsonrpc_message_adapter",
             "mcp.shared._context_streams:ContextSendStream",
             "mcp.shared._context_streams:ContextReceiveStream",
-            # The session's server, built as stock's serve_loop builds it, and the request path.
+            # The session's server, built as stock's serve_loop builds it, and what its loop
+            # runs for each message.
             "mcp.server.runner:serve_loop",
             "mcp.server.runner:serve_connection",
             "mcp.server.runner:ServerRunner",
@@ -253,6 +245,8 @@ GROUPS: tuple[GroupSpec, ...] = (
             f"{_DISPATCHER}:JSONRPCDispatcher.run",
             f"{_DISPATCHER}:JSONRPCDispatcher._dispatch",
             f"{_DISPATCHER}:JSONRPCDispatcher._dispatch_request",
+            f"{_DISPATCHER}:JSONRPCDispatcher._dispatch_notification",
+            f"{_DISPATCHER}:JSONRPCDispatcher._resolve_pending",
             f"{_DISPATCHER}:JSONRPCDispatcher._spawn",
             f"{_DISPATCHER}:JSONRPCDispatcher._handle_request",
             f"{_DISPATCHER}:JSONRPCDispatcher._write",
