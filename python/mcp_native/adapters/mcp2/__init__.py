@@ -28,6 +28,19 @@ _HTTP_MODERN = "mcp.server._streamable_http_modern"
 _HTTP_CLIENT = "mcp.client.streamable_http"
 _MANAGER = "mcp.server.streamable_http_manager"
 _DISPATCHER = "mcp.shared.jsonrpc_dispatcher"
+# What the dispatcher's read loop runs for each message it reads, which the stateless one pass and
+# a session's hand-off run without it.
+_DISPATCH = (
+    f"{_DISPATCHER}:JSONRPCDispatcher.__init__",
+    f"{_DISPATCHER}:JSONRPCDispatcher.run",
+    f"{_DISPATCHER}:JSONRPCDispatcher._dispatch",
+    f"{_DISPATCHER}:JSONRPCDispatcher._dispatch_request",
+    f"{_DISPATCHER}:JSONRPCDispatcher._dispatch_notification",
+    f"{_DISPATCHER}:JSONRPCDispatcher._resolve_pending",
+    f"{_DISPATCHER}:JSONRPCDispatcher._spawn",
+    f"{_DISPATCHER}:JSONRPCDispatcher._handle_request",
+    f"{_DISPATCHER}:JSONRPCDispatcher._write",
+)
 _FUNC_METADATA = "mcp.server.mcpserver.utilities.func_metadata"
 _LOWLEVEL = "mcp.server.lowlevel.server"
 
@@ -169,15 +182,7 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp.server.transport_security:TransportSecurityMiddleware.validate_request",
             "mcp_types.jsonrpc:jsonrpc_message_adapter",
             # The dispatcher's request path, run without its read loop.
-            f"{_DISPATCHER}:JSONRPCDispatcher.__init__",
-            f"{_DISPATCHER}:JSONRPCDispatcher.run",
-            f"{_DISPATCHER}:JSONRPCDispatcher._dispatch",
-            f"{_DISPATCHER}:JSONRPCDispatcher._dispatch_request",
-            f"{_DISPATCHER}:JSONRPCDispatcher._dispatch_notification",
-            f"{_DISPATCHER}:JSONRPCDispatcher._resolve_pending",
-            f"{_DISPATCHER}:JSONRPCDispatcher._spawn",
-            f"{_DISPATCHER}:JSONRPCDispatcher._handle_request",
-            f"{_DISPATCHER}:JSONRPCDispatcher._write",
+            *_DISPATCH,
             f"{_DISPATCHER}:JSONRPCDispatcher._write_result",
             f"{_DISPATCHER}:JSONRPCDispatcher._write_error",
             f"{_DISPATCHER}:JSONRPCDispatcher._settle_unanswered",
@@ -241,15 +246,7 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp.server.runner:ServerRunner",
             "mcp.server.runner:aclose_shielded",
             "mcp.server.connection:Connection.for_loop",
-            f"{_DISPATCHER}:JSONRPCDispatcher.__init__",
-            f"{_DISPATCHER}:JSONRPCDispatcher.run",
-            f"{_DISPATCHER}:JSONRPCDispatcher._dispatch",
-            f"{_DISPATCHER}:JSONRPCDispatcher._dispatch_request",
-            f"{_DISPATCHER}:JSONRPCDispatcher._dispatch_notification",
-            f"{_DISPATCHER}:JSONRPCDispatcher._resolve_pending",
-            f"{_DISPATCHER}:JSONRPCDispatcher._spawn",
-            f"{_DISPATCHER}:JSONRPCDispatcher._handle_request",
-            f"{_DISPATCHER}:JSONRPCDispatcher._write",
+            *_DISPATCH,
             "mcp.shared.message:SessionMessage",
         ),
     ),
