@@ -18,7 +18,11 @@ dispatched at once by the dispatcher's own ``_dispatch`` with a snapshot of the 
 as the loop dispatches it with the sender's snapshot (a request's handler spawned in the
 session's task group, cancelled with the session, registered for the client's cancellation; a
 notification; a client's answer to the server's request). ``initialize`` (handled inline: the
-loop waits for it) and an error the POST reports go through the read stream, as stock.
+loop waits for it), an error the POST reports, and a request to a session with an event store go
+through the read stream, as stock: there the POST's SSE response mints its priming event, which
+a client resumes from, in the turns of the event loop that stock's hand-over through the stream
+and the loop gives it before the handler starts (a handler that closes its stream at once,
+started first, would leave the client nothing to resume from).
 
 With JSON responses and no event store, the dispatcher's write stream is :class:`_Answers`: a
 response or error with an id goes straight onto its request's stream, as the router puts it
@@ -110,11 +114,15 @@ class _Handoff:
         return getattr(self.writer, name)
 
     async def send(self, item: Any) -> None:
-        dispatcher = self.session.dispatcher
+        session = self.session
+        dispatcher = session.dispatcher
         if (
             isinstance(item, SessionMessage)
             and dispatcher._running
-            and not (isinstance(item.message, JSONRPCRequest) and item.message.method in dispatcher._inline_methods)
+            and not (
+                isinstance(item.message, JSONRPCRequest)
+                and (item.message.method in dispatcher._inline_methods or session.transport._event_store is not None)
+            )
             and _allowed()
         ):
             await _hand_over(self.session, item)
