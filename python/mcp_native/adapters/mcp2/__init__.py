@@ -207,11 +207,11 @@ GROUPS: tuple[GroupSpec, ...] = (
         "Streamable HTTP (2025 era): a session's messages without its read loop, JSON answers without its router",
         (
             Target(
-                _HTTP,
-                "StreamableHTTPServerTransport._handle_request",
+                _MANAGER,
+                "StreamableHTTPSessionManager._handle_stateful_request",
                 f"{__name__}.http_sessions",
-                "handle_request",
-                "stock_handle_request",
+                "handle_stateful_request",
+                "stock_handle_stateful_request",
             ),
             Target(
                 _MANAGER,
@@ -223,11 +223,12 @@ GROUPS: tuple[GroupSpec, ...] = (
             ),
         ),
         (
-            # Who calls them: the transport's idle bookkeeping, the manager's session paths.
-            f"{_HTTP}:StreamableHTTPServerTransport.handle_request",
+            # Who calls them, and the manager's sessions.
             f"{_MANAGER}:StreamableHTTPSessionManager._handle_request",
-            f"{_MANAGER}:StreamableHTTPSessionManager._handle_stateful_request",
+            f"{_MANAGER}:StreamableHTTPSessionManager.__init__",
             f"{_MANAGER}:StreamableHTTPSessionManager._serve_opening_request",
+            f"{_HTTP}:StreamableHTTPServerTransport.handle_request",
+            f"{_HTTP}:MCP_SESSION_ID_HEADER",
             # The transport: its streams and router (connect), what its POST sends on the read
             # stream, and the request streams an answer is delivered to.
             f"{_HTTP}:StreamableHTTPServerTransport.__init__",

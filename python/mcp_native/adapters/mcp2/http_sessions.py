@@ -12,7 +12,8 @@ two stream hand-offs a request, about a quarter of a weather call's CPU in a ses
 
 Here the session's server is built where the manager builds it (:func:`serve_loop`: stock's
 steps, the dispatcher, the connection, the ``ServerRunner``, its run, the connection closed) and
-recorded. On the session's first request the transport's read-stream writer becomes
+recorded. From the session's second request on (the manager's ``_handle_stateful_request``
+finds its transport by the session header) the transport's read-stream writer is
 :class:`_Handoff`: the transport's own POST runs as stock, and what it sends the loop is
 dispatched at once by the dispatcher's own ``_dispatch`` with a snapshot of the POST's context,
 as the loop dispatches it with the sender's snapshot (a request's handler spawned in the
@@ -44,6 +45,7 @@ from typing import Any
 
 from mcp.server import runner as _runner
 from mcp.server import streamable_http as _transport
+from mcp.server import streamable_http_manager as _manager
 from mcp.server.connection import Connection
 from mcp.shared import _context_streams
 from mcp.shared import jsonrpc_dispatcher as _dispatcher_module
@@ -54,10 +56,12 @@ from .._engines.http import one_pass_allowed
 from .._engines.http_sse import deliver
 from .._patching.patch import SdkSteps
 
-stock_handle_request: Callable[..., Any] | None = None  # set by install()
+stock_handle_stateful_request: Callable[..., Any] | None = None  # set by install()
 stock_serve_loop: Callable[..., Any] | None = None  # set by install()
 
 _Transport = _transport.StreamableHTTPServerTransport
+_Manager = _manager.StreamableHTTPSessionManager
+_SESSION_HEADER = _transport.MCP_SESSION_ID_HEADER.encode("ascii")
 _Dispatcher = _dispatcher_module.JSONRPCDispatcher
 
 # The loggers of the stock path: with DEBUG on any of them, stock writes lines this one skips.
@@ -99,7 +103,9 @@ _SESSIONS: dict[int, _Session] = {}
 def _allowed() -> bool:
     """Whether a message may skip the streams now (see the module's docstring)."""
     return (
-        _Transport.__dict__.get("_handle_request") is handle_request and one_pass_allowed(_LOGGERS) and _STEPS.intact()
+        _Manager.__dict__.get("_handle_stateful_request") is handle_stateful_request
+        and one_pass_allowed(_LOGGERS)
+        and _STEPS.intact()
     )
 
 
@@ -197,14 +203,18 @@ async def serve_loop(server: Any, read_stream: Any, write_stream: Any, **kwargs:
         _SESSIONS.pop(id(read_stream), None)
 
 
-async def handle_request(self: Any, scope: Any, receive: Any, send: Any) -> None:
-    """The transport's request handling, below its idle-timeout bookkeeping: stock's, with the
-    session's server bound to the transport on its first request."""
-    assert stock_handle_request is not None
-    session = _SESSIONS.get(id(self._read_stream)) if self.mcp_session_id is not None else None
-    if session is not None and session.transport is None and session.read_stream is self._read_stream:
-        session.transport = self
-        self._read_stream_writer = _Handoff(self._read_stream_writer, session)
-        if self.is_json_response_enabled and self._event_store is None:
-            session.dispatcher._write_stream.transport = self
-    await stock_handle_request(self, scope, receive, send)
+async def handle_stateful_request(self: Any, scope: Any, receive: Any, send: Any) -> None:
+    """Process request in stateful mode - maintaining session state between requests.
+
+    Stock's, with the session's server bound to its transport on the session's first request
+    after the one that opened it."""
+    assert stock_handle_stateful_request is not None
+    session_id = next((v.decode("latin-1") for k, v in scope["headers"] if k == _SESSION_HEADER), None)
+    transport = self._server_instances.get(session_id) if session_id is not None else None
+    session = _SESSIONS.get(id(transport._read_stream)) if transport is not None else None
+    if session is not None and session.transport is None and session.read_stream is transport._read_stream:
+        session.transport = transport
+        transport._read_stream_writer = _Handoff(transport._read_stream_writer, session)
+        if transport.is_json_response_enabled and transport._event_store is None:
+            session.dispatcher._write_stream.transport = transport
+    await stock_handle_stateful_request(self, scope, receive, send)
