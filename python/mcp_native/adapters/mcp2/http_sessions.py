@@ -210,7 +210,7 @@ async def handle_stateful_request(self: Any, scope: Any, receive: Any, send: Any
     after the one that opened it."""
     assert stock_handle_stateful_request is not None
     session_id = next((v.decode("latin-1") for k, v in scope["headers"] if k == _SESSION_HEADER), None)
-    transport = self._server_instances.get(session_id) if session_id is not None else None
+    transport: Any = self._server_instances.get(session_id) if session_id is not None else None
     session = _SESSIONS.get(id(transport._read_stream)) if transport is not None else None
     if session is not None and session.transport is None and session.read_stream is transport._read_stream:
         session.transport = transport
