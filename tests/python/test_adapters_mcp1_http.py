@@ -669,3 +669,66 @@ def test_the_one_pass_takes_the_runs_it_serves_as() -> None:
     assert anyio.run(taken, tasks) is False
     adapters.uninstall()
     assert not any(anyio.run(taken, server) for name, server in _servers() if name == "fastmcp")
+
+
+# Params a client might send, valid for some method and not for others (a wrong type, a missing
+# field, extra fields, a progress token, none at all).
+_PARAMS: list[Any] = [
+    None,
+    {},
+    {"name": "get_weather", "arguments": {"city": "x"}},
+    {"name": 5},
+    {"uri": "file:///x"},
+    {"uri": 7},
+    {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}},
+    {"protocolVersion": "2025-06-18", "capabilities": {"roots": {"listChanged": True}}, "clientInfo": {"name": 1}},
+    {"level": "info"},
+    {"level": "loud"},
+    {"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": "v"}},
+    {"cursor": "c2", "extra": [1, 2]},
+    {"taskId": "t1"},
+    {"requestId": 3, "reason": "gone"},
+    {"progressToken": "p", "progress": 0.5, "total": 1},
+    {"_meta": {"progressToken": 9}, "name": "n", "arguments": {}},
+    {"name": "p", "arguments": {"a": "b"}},
+]
+
+
+def test_a_message_is_validated_as_the_sessions_union_validates_it() -> None:
+    """The one pass validates a request or notification against the member of ``ClientRequest``
+    or ``ClientNotification`` its method names, where stock tries the whole union: the same
+    model, type and fields set for every method of both unions (and methods of neither) over
+    params valid for some and not others; refused where the union refuses."""
+    import typing
+
+    from mcp_native.adapters.mcp1 import http_one_pass
+
+    types: Any = importlib.import_module("mcp.types")  # 1.x's (the type checker sees 2.x's)
+    headers = {"mcp-protocol-version": "2025-06-18"}
+    kinds = {types.ClientRequest: '"id": 4, ', types.ClientNotification: ""}
+    taken = 0
+    for kind, request_id in kinds.items():
+        members = typing.get_args(kind.model_fields["root"].annotation)
+        assert len(http_one_pass._members(kind)) == len(members) > 4  # every member, by method
+        methods = [m.model_fields["method"].default for m in members] + ["tools/unknown", "notifications/x"]
+        for method in methods:
+            for params in _PARAMS:
+                body = f'{{"jsonrpc": "2.0", {request_id}"method": "{method}"'
+                body += f', "params": {json.dumps(params)}}}' if params is not None else "}"
+                root = types.JSONRPCMessage.model_validate(json.loads(body)).root
+                try:
+                    stock = kind.model_validate(root.model_dump(by_alias=True, mode="json", exclude_none=True))
+                except ValueError:
+                    stock = None
+                got = http_one_pass._message(body.encode(), headers)
+                if stock is None:
+                    assert got is None, (method, params)
+                    continue
+                taken += 1
+                assert got is not None and got[0] == root, (method, params)
+                assert type(got[1]) is kind and type(got[1].root) is type(stock.root), (method, params)
+                assert got[1] == stock and got[1].root == stock.root, (method, params)
+                assert got[1].model_fields_set == stock.model_fields_set, (method, params)
+                assert got[1].root.model_fields_set == stock.root.model_fields_set, (method, params)
+                assert got[1].model_dump() == stock.model_dump(), (method, params)
+    assert taken > 40  # most methods validated with some params
