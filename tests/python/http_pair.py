@@ -54,12 +54,15 @@ async def asgi_post(app: Any, headers: Mapping[str, str], body: bytes) -> tuple[
 
 async def stock_then_adapted(run: Callable[[], Any], group: str) -> tuple[Any, Any]:
     """``await run()`` on the stock SDKs, then with the adapters installed (``group`` among the
-    patched)."""
+    patched); stock again after it, whatever happens (a test that follows sees stock's SDKs)."""
     adapters.uninstall()
     stock = await run()
     report = adapters.install()
-    assert group in report.patched, report
-    return stock, await run()
+    try:
+        assert group in report.patched, report
+        return stock, await run()
+    finally:
+        adapters.uninstall()
 
 
 # Put at the top of an app's source: the transport's log lines (at ``level``) go to $LOG_FILE.

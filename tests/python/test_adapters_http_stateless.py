@@ -387,8 +387,9 @@ def test_with_sse_responses_every_message_takes_one_pass(sse_servers: tuple[int,
 
 def test_with_sse_responses_a_client_gone_mid_call_cancels_it(sse_servers: tuple[int, int, Path, Path]) -> None:
     for port, log in (sse_servers[0], sse_servers[2]), (sse_servers[1], sse_servers[3]):
-        # sse-starlette starts a watcher task with its first streamed response, kept for the process.
-        assert _request(port, "POST", "/mcp", call("slow", {"steps": 5}))[0] == 200
+        # sse-starlette starts a watcher task with its first streamed response, kept for the
+        # process: a call that notifies first is streamed (an answer that comes first is not).
+        assert _request(port, "POST", "/mcp", call("slow", {"steps": 5}, meta={"progressToken": 0}))[0] == 200
         drop_mid_call(port, log, call("slow", meta={"progressToken": 1}), HEADERS)
 
 
