@@ -393,7 +393,8 @@ async def _respond(
             await send({"type": "http.response.body", "body": m._sse_event(result[0]), "more_body": False})
     finally:
         sink.close()
-        handler_scope.cancel()
+        if not handler.done():  # (anyio's cancel formats the task's repr: 7 us a request)
+            handler_scope.cancel()
         watcher.cancel()
         with anyio.CancelScope(shield=True):
             await asyncio.gather(handler, watcher, return_exceptions=True)
