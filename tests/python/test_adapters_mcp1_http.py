@@ -626,6 +626,57 @@ def test_the_version_is_looked_up_once(monkeypatch: pytest.MonkeyPatch) -> None:
     assert lookups == ["mcp"] * 50  # stock: once per call
 
 
+def _changes(types: Any) -> list[tuple[str, Callable[[Any], object]]]:
+    """Each thing stock builds a server's options of, changed (one after the other, on one server)."""
+
+    async def handler(*_: Any) -> Any:
+        return None
+
+    def drop_tools(server: Any) -> None:
+        server.request_handlers.pop(types.ListToolsRequest, None)
+
+    icons: list[Any] = [types.Icon(src="https://example.com/a.png")]
+    return [
+        ("name", lambda server: setattr(server, "name", "renamed")),
+        ("version", lambda server: setattr(server, "version", "1.2.3")),
+        ("instructions", lambda server: setattr(server, "instructions", "other")),
+        ("website", lambda server: setattr(server, "website_url", "https://other.example")),
+        ("prompts", lambda server: server.list_prompts()(handler)),
+        ("resources", lambda server: server.list_resources()(handler)),
+        ("logging", lambda server: server.set_logging_level()(handler)),
+        ("completions", lambda server: server.completion()(handler)),
+        ("no tools", drop_tools),
+        ("icons", lambda server: setattr(server, "icons", icons)),
+        ("an icon more", lambda _: icons.append(types.Icon(src="https://example.com/b.png"))),
+        ("no icons", lambda server: setattr(server, "icons", None)),
+        ("experimental", lambda server: server.experimental.enable_tasks()),
+    ]
+
+
+@pytest.mark.usefixtures("adapters_restored")
+@pytest.mark.filterwarnings("ignore:The experimental tasks API is deprecated:DeprecationWarning")  # 1.30's
+def test_a_stateless_sessions_options_are_stocks_as_the_server_changes() -> None:
+    """The one pass's options (built once per server) against stock's, built anew, after each
+    change to what they are built of; the same object while nothing changed."""
+    types: Any = importlib.import_module("mcp.types")
+    from mcp.server.lowlevel.server import Server
+
+    from mcp_native.adapters.mcp1.init_options import stateless_options
+
+    stock: Any = Server.create_initialization_options
+    adapters.install(strict=True)
+    for name, server in _servers():
+        built = stateless_options(server)
+        assert (stateless_options(server) is built) is (name != "fastmcp"), name  # fastmcp's: its own build
+        for change, apply in _changes(types):
+            apply(server)
+            # fastmcp's class builds its own (over the group's, stock's by the test above).
+            expected = server.create_initialization_options() if name == "fastmcp" else stock(server)
+            options = stateless_options(server)
+            assert type(options) is type(expected), (name, change)
+            assert options.model_dump() == expected.model_dump(), (name, change)
+
+
 @pytest.mark.usefixtures("adapters_restored")
 def test_a_failing_lookup_gives_stocks_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
     from mcp.server.lowlevel.server import Server

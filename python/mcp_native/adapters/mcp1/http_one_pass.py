@@ -21,7 +21,8 @@ their tasks:
   ``Content-Type``); the body is parsed and validated as the transport and the session's receive
   loop validate it; then, in a task started from a copy of the request's context (as stock's
   task is), the server's lifespan is entered, the session the run opens built (stateless, the
-  server's initialization options), the request handed to the session's own
+  server's initialization options: built once per server, ``init_options.stateless_options``),
+  the request handed to the session's own
   ``_received_request`` (which answers ``initialize``) and then to the server's own
   ``_handle_message`` (the handler, its errors, its warnings), as the receive loop and the run
   hand it over. The session's write stream keeps the request's answer and drops the rest, as
@@ -78,6 +79,7 @@ from starlette.requests import Request
 from .._engines.http import one_pass_allowed, replayed
 from .._engines.http_sse import deliver, request_stream, stream_request
 from .._patching.patch import SdkSteps
+from .init_options import stateless_options
 
 stock_handle_stateless_request: Callable[..., Any] | None = None  # set by install()
 
@@ -128,7 +130,7 @@ async def session_closed(session: Any) -> None:
 @asynccontextmanager
 async def _server_session(app: Any, out: Any) -> AsyncIterator[Any]:
     """The session ``Server.run`` serves a stateless request with."""
-    session = _sessions()[0](None, out, app.create_initialization_options(), stateless=True)
+    session = _sessions()[0](None, out, stateless_options(app), stateless=True)
     try:
         yield session
     finally:

@@ -15,14 +15,31 @@ runs cannot change while it runs (after an upgrade on disk, stock would name the
 while running the old code). Everything else is stock's, line for line: the same
 ``InitializationOptions`` and ``NotificationOptions`` of the server's module, looked up at each
 call as stock's globals are, a new object each call.
+
+The one pass (``http_one_pass``) goes one step further for the session it builds per stateless
+request, which reads its options only to answer ``initialize``: ``stateless_options`` builds
+them once per server and builds them again when what they are built of changes.
 """
 
 from __future__ import annotations
 
 import sys
+import weakref
 from typing import Any
 
 _versions: dict[str, str] = {}
+
+# What the options a server built last were built of, and the options (see ``stateless_options``).
+_built: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
+
+# The requests whose handlers stock's ``get_capabilities`` looks for, one capability each.
+_CAPABILITY_REQUESTS = (
+    "ListPromptsRequest",
+    "ListResourcesRequest",
+    "ListToolsRequest",
+    "SetLevelRequest",
+    "CompleteRequest",
+)
 
 
 def pkg_version(package: str) -> str:
@@ -59,3 +76,40 @@ def create_initialization_options(
         website_url=self.website_url,
         icons=self.icons,
     )
+
+
+def stateless_options(app: Any) -> Any:
+    """What ``app.create_initialization_options()`` returns, for a stateless session: built once
+    per server, and again when what stock builds them of has changed since.
+
+    Built by stock's ``get_capabilities`` (the group's proof) and this module's
+    ``create_initialization_options`` with the defaults, the options are the server's name,
+    version, instructions and website, and which of five request types have handlers: those are
+    the key. A server the key does not cover builds them as before, per request: one whose class
+    builds them or its capabilities its own way (fastmcp 3.x's), with icons (a list, changed in
+    place unseen) or experimental handlers (task support, which adds to the capabilities). The
+    options are shared by the sessions built with them, which only read them (to answer
+    ``initialize``): 6.6 us of a FastMCP 1.x call (mcp 1.30.0) that the cache takes out.
+    """
+    server = sys.modules["mcp.server.lowlevel.server"]
+    cls = type(app)
+    if (
+        cls.create_initialization_options is not create_initialization_options
+        or cls.get_capabilities is not server.Server.get_capabilities
+        or app.icons is not None
+        or app._experimental_handlers is not None
+    ):
+        return app.create_initialization_options()
+    types = sys.modules["mcp.types"]
+    handlers = app.request_handlers
+    key = (
+        app.name,
+        app.version,
+        app.instructions,
+        app.website_url,
+        *(getattr(types, name) in handlers for name in _CAPABILITY_REQUESTS),
+    )
+    built = _built.get(app)
+    if built is None or built[0] != key:
+        built = _built[app] = (key, create_initialization_options(app))
+    return built[1]
