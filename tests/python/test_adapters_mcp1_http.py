@@ -13,6 +13,7 @@ from __future__ import annotations
 import http.client
 import importlib
 import importlib.metadata
+import inspect
 import json
 import os
 import sys
@@ -377,7 +378,13 @@ def test_notifications_before_the_answer_are_streamed_as_stock_streams_them(serv
     if kind == "text/event-stream":
         assert isinstance(body, list)
         methods = [json.loads(data).get("method") for data in body]
-        assert methods == ["notifications/progress", "notifications/message", "notifications/progress", None]
+        # fastmcp relates its progress to the request, and FastMCP 1.x in 1.30; 1.26.0's goes where
+        # an unrelated notification goes (nowhere: a stateless transport has no GET stream).
+        context: Any = importlib.import_module("mcp.server.fastmcp").Context
+        if servers[0].mode.startswith("fastmcp") or "related_request_id" in inspect.getsource(context.report_progress):
+            assert methods == ["notifications/progress", "notifications/message", "notifications/progress", None]
+        else:
+            assert methods == ["notifications/message", None]
     else:
         assert isinstance(body, bytes)
         assert json.loads(body)["result"]["content"][0]["text"] == "done"
