@@ -81,6 +81,7 @@ def session(sanitizer_env: dict[str, str]) -> Session:
 def _targets() -> list[Any]:
     import fastmcp.client.transports.stdio
     import fastmcp.server.mixins.transport
+    import fastmcp.server.server
     import fastmcp.tools.base
     import mcp
     import mcp.client.client
@@ -94,6 +95,7 @@ def _targets() -> list[Any]:
         vars(fastmcp.server.mixins.transport)["stdio_server"],  # imported there, not exported
         mcp.client.session.ClientSession.validate_tool_result,
         fastmcp.tools.base.Tool.convert_result,
+        fastmcp.server.server.FastMCP._run_middleware,
         mcp.server.mcpserver.utilities.func_metadata.FuncMetadata.convert_result,
         mcp.server.runner.ServerRunner._serialize,
         mcp.server.lowlevel.server.Server.get_request_handler,
@@ -138,9 +140,9 @@ def test_options_choose_the_parts() -> None:
     assert "off       server-results" in str(report) and "(server=False)" in str(report)
     after = _targets()
     assert after[0] is before[0] and after[4] is before[4] and after[3] is not before[3]
-    assert after[8:] == before[8:]  # the client transport goes with transport=
+    assert after[9:] == before[9:]  # the client transport goes with transport=
     report = adapters.install(server=False)
-    assert all(a is not b for a, b in zip(_targets()[8:], before[8:], strict=True))
+    assert all(a is not b for a, b in zip(_targets()[9:], before[9:], strict=True))
     with pytest.raises(ValueError, match="output_validation"):
         adapters.install(output_validation="strict")
 
@@ -178,7 +180,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
         == "mcp 9.9.9 is not a tested release (2.0.1, 2.1.1, 2.2.0, 2.3.0) and its source differs in mcp.client.stdio:_drain_stdout"
     )
     after = _targets()
-    assert after[10:] == before[10:] and after[0] is not before[0]  # the client transport alone is stock
+    assert after[11:] == before[11:] and after[0] is not before[0]  # the client transport alone is stock
     with pytest.raises(adapters.UnsupportedVersion, match=r"stdio-client: mcp 9\.9\.9 is not a tested release"):
         adapters.install(strict=True)
     assert _targets() == before
@@ -186,7 +188,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
 
 def test_an_untested_fastmcp_leaves_mcp_patched(monkeypatch: pytest.MonkeyPatch, sdk_versions: dict[str, str]) -> None:
     _tested_with(monkeypatch, sdk_versions, "fastmcp", "fastmcp.tools.base:_serialize_to_jsonable", "4.9.0")
-    line = f"mcp {sdk_versions['mcp']}: 20 of 20 groups; fastmcp 4.9.0: 4 of 5 groups"
+    line = f"mcp {sdk_versions['mcp']}: 20 of 20 groups; fastmcp 4.9.0: 5 of 6 groups"
     with pytest.warns(RuntimeWarning, match=re.escape(line)):
         report = adapters.install()
     assert report.stock == ["fastmcp-results"]

@@ -10,6 +10,7 @@ _TOOLS = "fastmcp.tools.base"
 _TELEMETRY = "fastmcp.server.telemetry"
 _VISIBILITY = "fastmcp.server.transforms.visibility"
 _CONTEXT = "fastmcp.server.context"
+_MIDDLEWARE = "fastmcp.server.middleware.middleware"
 
 GROUPS: tuple[GroupSpec, ...] = (
     GroupSpec(
@@ -67,6 +68,35 @@ GROUPS: tuple[GroupSpec, ...] = (
             "fastmcp.telemetry:TRACE_STATE_KEY",
             "fastmcp.server.dependencies:fastmcp_request_ctx",
             "fastmcp.server.dependencies:FastMCPRequestContext",
+        ),
+    ),
+    GroupSpec(
+        "fastmcp-middleware-pass",
+        "fastmcp",
+        "HTTP",
+        ("server",),
+        "fastmcp tools/call: no middleware chain where every middleware only hands the call on",
+        (
+            Target(
+                "fastmcp.server.server",
+                "FastMCP._run_middleware",
+                f"{__name__}.middleware",
+                "run_middleware",
+                "stock_run_middleware",
+            ),
+        ),
+        (
+            # What a middleware runs for a tools/call when its class keeps them, each handing the
+            # context on; the phase stock sets around the chain; the caller of the interior pass.
+            f"{_MIDDLEWARE}:Middleware.__call__",
+            f"{_MIDDLEWARE}:Middleware._dispatch_handler",
+            f"{_MIDDLEWARE}:Middleware.on_message",
+            f"{_MIDDLEWARE}:Middleware.on_request",
+            f"{_MIDDLEWARE}:Middleware.on_notification",
+            f"{_MIDDLEWARE}:Middleware.on_call_tool",
+            f"{_MIDDLEWARE}:make_handler_wrapper",
+            f"{_MIDDLEWARE}:_dispatch_phase",
+            "fastmcp.server.server:FastMCP._dispatch_component_middleware",
         ),
     ),
     GroupSpec(
