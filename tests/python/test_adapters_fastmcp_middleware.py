@@ -144,6 +144,20 @@ class Dispatched(Middleware):
         return await super()._dispatch_handler(context, call_next, phase)
 
 
+class Looked(Middleware):
+    """Its hooks found through ``__getattribute__`` (as fastmcp's suite records them)."""
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "on_call_tool":
+
+            async def hook(context: Any, call_next: Any) -> Any:
+                COUNTS.append("Looked")
+                return await call_next(context)
+
+            return hook
+        return super().__getattribute__(name)
+
+
 def on_the_instance() -> Middleware:
     middleware = Middleware()
 
@@ -159,7 +173,7 @@ COUNTS: list[str] = []
 
 
 @pytest.mark.parametrize(
-    "make", [OnCall, OnRequest, OnMessage, Called, Dispatched, on_the_instance], ids=lambda m: m.__name__
+    "make", [OnCall, OnRequest, OnMessage, Called, Dispatched, Looked, on_the_instance], ids=lambda m: m.__name__
 )
 async def test_a_middleware_with_a_hook_of_its_own_sees_every_call(make: Callable[[], Middleware]) -> None:
     server = app(make())

@@ -7,13 +7,13 @@ three wrappers (``on_message``, ``on_request``, ``on_call_tool``), each of which
 overridden, awaits the next with the same context. About 20 us of a 490 us stateless weather
 call (mcp 2.3.0, fastmcp 4.2.3, in process).
 
-Here, for ``tools/call``, a middleware whose class keeps ``Middleware``'s own ``__call__``,
-``_dispatch_handler`` and every hook that builds for it in any phase (those three, and
-``on_notification``), none of them set on the instance either, is one that hands the context on
-unchanged; where every middleware of the server is such a one, the call goes straight to
-``call_next``, with the dispatch phase set around it as stock sets it: what a server with no
-middleware runs. Any other method or middleware takes stock's chain. Decided on every call:
-middleware added later, or a hook replaced on its class, is seen at once.
+Here, for ``tools/call``, a middleware whose class keeps ``Middleware``'s own
+``__getattribute__``, ``__call__``, ``_dispatch_handler`` and every hook that builds for it in
+any phase (those three, and ``on_notification``), none of them set on the instance either, hands
+the context on unchanged; where every middleware of the server is such a one, the call goes
+straight to ``call_next``, with the dispatch phase set around it as stock sets it: what a server
+with no middleware runs. Any other method or middleware takes stock's chain. Decided on every
+call: middleware added later, or a hook replaced on its class, is seen at once.
 """
 
 from __future__ import annotations
@@ -24,9 +24,18 @@ from fastmcp.server.middleware.middleware import Middleware, _dispatch_phase
 
 stock_run_middleware: Any = None  # the original, kept by install()
 
-# What Middleware.__call__ runs to build and start a tools/call's chain, and every hook its
-# _dispatch_handler wraps for one, whatever the phase and the context's type.
-_HOOKS = ("__call__", "_dispatch_handler", "on_message", "on_request", "on_notification", "on_call_tool")
+# What Middleware.__call__ runs to build and start a tools/call's chain, every hook its
+# _dispatch_handler wraps for one, whatever the phase and the context's type, and how it finds
+# them (a class of fastmcp's own suite records every hook through its __getattribute__).
+_HOOKS = (
+    "__getattribute__",
+    "__call__",
+    "_dispatch_handler",
+    "on_message",
+    "on_request",
+    "on_notification",
+    "on_call_tool",
+)
 
 
 def _passes_on(middleware: Any) -> bool:
