@@ -6,6 +6,7 @@ adapted server through fastmcp's client, and the answers must be the same."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -22,7 +23,7 @@ from fastmcp.server.middleware import Middleware
 from fastmcp.server.middleware import middleware as middleware_module
 from pydantic import BaseModel
 
-from http_pair import stock_then_adapted
+from http_pair import HEADERS, asgi_post, stock_then_adapted
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("adapters_restored")]
 GROUP = "fastmcp-middleware-pass"
@@ -200,3 +201,26 @@ async def test_middleware_added_later_is_seen_at_once() -> None:
 
     stock, adapted = await stock_then_adapted(run, GROUP)
     assert adapted == stock == ["OnCall"] * 4
+
+
+class OnNotification(Middleware):
+    async def on_notification(self, context: Any, call_next: Any) -> Any:
+        COUNTS.append(context.method)
+        return await call_next(context)
+
+
+async def test_a_tools_call_sent_as_a_notification_reaches_a_middleware_of_notifications() -> None:
+    """A client may send ``tools/call`` without an id: its middleware context is a notification's,
+    whose ``on_notification`` runs on stock (a 2025-era stateless POST, JSON responses)."""
+    server = app(OnNotification())
+    body = json.dumps({"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "phase", "arguments": {}}})
+
+    async def run() -> tuple[int, list[str]]:
+        COUNTS.clear()
+        http = server.http_app(stateless_http=True, json_response=True)
+        async with http.router.lifespan_context(http):
+            status, _ = await asgi_post(http, {**HEADERS, "Mcp-Protocol-Version": "2025-11-25"}, body.encode())
+        return status, list(COUNTS)
+
+    stock, adapted = await stock_then_adapted(run, GROUP)
+    assert adapted == stock == (202, ["tools/call"])

@@ -9,11 +9,12 @@ call (mcp 2.3.0, fastmcp 4.2.3, in process).
 
 Here, for ``tools/call``, a middleware whose class keeps ``Middleware``'s own
 ``__getattribute__``, ``__call__``, ``_dispatch_handler`` and every hook that builds for it in
-any phase (those three, and ``on_notification``), none of them set on the instance either, hands
-the context on unchanged; where every middleware of the server is such a one, the call goes
-straight to ``call_next``, with the dispatch phase set around it as stock sets it: what a server
-with no middleware runs. Any other method or middleware takes stock's chain. Decided on every
-call: middleware added later, or a hook replaced on its class, is seen at once.
+any phase (those three, and ``on_notification``: a ``tools/call`` sent without an id reaches the
+middleware as a notification), none of them set on the instance either, hands the context on
+unchanged; where every middleware of the server is such a one, the call goes straight to
+``call_next``, with the dispatch phase set around it as stock sets it: what a server with no
+middleware runs. Any other method or middleware takes stock's chain. Decided on every call:
+middleware added later, or a hook replaced on its class, is seen at once.
 """
 
 from __future__ import annotations
