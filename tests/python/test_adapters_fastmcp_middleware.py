@@ -115,22 +115,26 @@ async def test_a_call_through_middleware_that_passes_it_on_runs_no_chain(caplog:
     assert "on_list_tools" in adapted[1] and "on_call_tool" not in adapted[1]
 
 
-class OnCall(Middleware):
-    async def on_call_tool(self, context: Any, call_next: Any) -> Any:
-        COUNTS.append(type(self).__name__)
+def counting(name: str) -> Callable[..., Any]:
+    """A hook (of a class or of an instance) that counts a call under ``name``, then hands the
+    context on."""
+
+    async def hook(*args: Any, call_next: Any) -> Any:  # as fastmcp calls hooks: call_next by name
+        context = args[-1]
+        COUNTS.append(name)
         return await call_next(context)
 
-
-class OnRequest(Middleware):
-    async def on_request(self, context: Any, call_next: Any) -> Any:
-        COUNTS.append(type(self).__name__)
-        return await call_next(context)
+    return hook
 
 
-class OnMessage(Middleware):
-    async def on_message(self, context: Any, call_next: Any) -> Any:
-        COUNTS.append(type(self).__name__)
-        return await call_next(context)
+def overriding(name: str, hook: str) -> type[Middleware]:
+    """A middleware class ``name`` with a counting ``hook`` of its own."""
+    return type(name, (Middleware,), {hook: counting(name)})
+
+
+OnCall = overriding("OnCall", "on_call_tool")
+OnRequest = overriding("OnRequest", "on_request")
+OnMessage = overriding("OnMessage", "on_message")
 
 
 class Called(Middleware):
@@ -149,24 +153,12 @@ class Looked(Middleware):
     """Its hooks found through ``__getattribute__`` (as fastmcp's suite records them)."""
 
     def __getattribute__(self, name: str) -> Any:
-        if name == "on_call_tool":
-
-            async def hook(context: Any, call_next: Any) -> Any:
-                COUNTS.append("Looked")
-                return await call_next(context)
-
-            return hook
-        return super().__getattribute__(name)
+        return counting("Looked") if name == "on_call_tool" else super().__getattribute__(name)
 
 
 def on_the_instance() -> Middleware:
     middleware = Middleware()
-
-    async def on_call_tool(context: Any, call_next: Any) -> Any:
-        COUNTS.append("instance")
-        return await call_next(context)
-
-    middleware.on_call_tool = on_call_tool  # type: ignore[method-assign]
+    middleware.on_call_tool = counting("instance")  # type: ignore[method-assign]
     return middleware
 
 

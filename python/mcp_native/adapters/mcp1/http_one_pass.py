@@ -22,8 +22,8 @@ their tasks:
   loop validate it; then, in a task started from a copy of the request's context (as stock's
   task is), the server's lifespan is entered, the session the run opens built (stateless, the
   server's initialization options: built once per server, ``init_options.stateless_options``),
-  the request handed to the session's own
-  ``_received_request`` (which answers ``initialize``) and then to the server's own
+  the request handed to the session's own ``_received_request`` (which answers ``initialize``)
+  and then to the server's own
   ``_handle_message`` (the handler, its errors, its warnings), as the receive loop and the run
   hand it over. The session's write stream keeps the request's answer and drops the rest, as
   the router and stock's JSON-mode POST drop it (what the handler notifies goes nowhere: a JSON
