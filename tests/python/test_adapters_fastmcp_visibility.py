@@ -139,6 +139,35 @@ async def test_a_new_id_is_not_read() -> None:
     assert len(read[1]) == len(read[0]) - 3
 
 
+async def test_no_id_is_made_for_a_call_that_never_asks_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stock makes each request's session id (for its spans' attributes, then its rules read);
+    adapted leaves it to the first one to ask, here the ``state`` tool, which gets a new id as on
+    stock. The first call's read is stock's on both: it creates the server's store."""
+    made: list[str] = []
+    stock_session_id = Context.session_id
+
+    def session_id(ctx: Context) -> str:
+        assert ctx.request_context is not None
+        cached = ctx.request_context.session._connection.state.get("_fastmcp_state_prefix")
+        value: str = stock_session_id.fget(ctx)  # type: ignore[attr-defined]
+        if cached is None:
+            made.append(value)
+        return value
+
+    monkeypatch.setattr(Context, "session_id", property(session_id))
+    counts: list[int] = []
+
+    async def run() -> Any:
+        made.clear()
+        out = await calls(app(), ["hidden", "hidden", "state", "hidden"])
+        counts.append(len(made))
+        return out[:2], out[2]["id"] in made, out[3]
+
+    stock, adapted = await both(run)
+    assert stock == adapted == ([{"result": "seen"}] * 2, True, {"result": "seen"})
+    assert counts == [4, 2]
+
+
 async def test_rules_written_in_the_request_are_read() -> None:
     async def run() -> Any:
         return await calls(app(middleware=True), ["hidden", "hidden"])

@@ -104,7 +104,7 @@ GROUPS: tuple[GroupSpec, ...] = (
         "fastmcp",
         "HTTP",
         ("server",),
-        "fastmcp visibility rules: no store read under a session id made for that read",
+        "fastmcp visibility rules: no store read, no session id made, for a new session",
         (
             Target(
                 _VISIBILITY,
