@@ -67,6 +67,8 @@ _ANSWERS = (WIRE.types.JSONRPCResponse, WIRE.types.JSONRPCError)
 _WRITER = "StreamableHTTPServerTransport._run_sse_writer"
 _CLOSURE = "StreamableHTTPServerTransport._handle_post_request.<locals>.sse_writer"
 _proven: set[Any] = set()  # the code objects found to be the SDK's own writers
+# A POST's request stream: mcp 1.26's holds nothing (a send waits for the writer's read).
+_BUFFER = getattr(_transport, "REQUEST_STREAM_BUFFER_SIZE", 0)
 
 
 def _answers(event: Any) -> bool:
@@ -271,7 +273,7 @@ def request_stream(transport: Any, request_id: str) -> asyncio.Future[bool] | No
     transport: no priming event, no session header), its send side a :class:`Watch` where the
     answer may be written at once: the future its first message settles; None where it is
     streamed as stock streams it (DEBUG on sse-starlette's logger, another sse-starlette)."""
-    writer, reader = anyio.create_memory_object_stream[Any](_transport.REQUEST_STREAM_BUFFER_SIZE)
+    writer, reader = anyio.create_memory_object_stream[Any](_BUFFER)
     if not SSE_LINE or SSE_LOG.isEnabledFor(logging.DEBUG):
         transport._request_streams[request_id] = (writer, reader)
         return None
@@ -318,11 +320,15 @@ async def _stream_as_stock(transport: Any, request_id: str, scope: Any, receive:
     """The request's stream as stock's transport streams it, from what is in it so far."""
     sse_writer, sse_reader = anyio.create_memory_object_stream[dict[str, Any]](0)
     transport._sse_stream_writers[request_id] = sse_writer
+    reader = transport._request_streams[request_id][1]
+    # No priming event: a stateless transport has no event store.
+    writer = getattr(transport, "_run_sse_writer", None)
     response = _sse_response(
         content=sse_reader,
-        # No priming event: a stateless transport has no event store.
-        data_sender_callable=partial(
-            transport._run_sse_writer, request_id, sse_writer, transport._request_streams[request_id][1], None
+        data_sender_callable=(
+            partial(writer, request_id, sse_writer, reader, None)
+            if writer is not None
+            else partial(_closure_writer, transport, request_id, sse_writer, reader)
         ),
     )
     try:
@@ -334,3 +340,25 @@ async def _stream_as_stock(transport: Any, request_id: str, scope: Any, receive:
         await transport._clean_up_memory_streams(request_id)
     finally:
         await sse_reader.aclose()
+
+
+async def _closure_writer(transport: Any, request_id: str, sse_writer: Any, reader: Any) -> None:
+    """mcp 1.26's writer of a POST's stream, the ``sse_writer`` closure of its
+    ``_handle_post_request`` (whose source the group's fingerprint pins), which a stateless one
+    pass cannot call: the request's events forwarded up to its answer, then its streams closed
+    and dropped, as there (a stateless transport has no event store: no priming event). The
+    same steps as 1.30's ``_run_sse_writer``."""
+    try:
+        async with sse_writer, reader:
+            async for event in reader:
+                await sse_writer.send(transport._create_event_data(event))
+                if _answers(event):
+                    break
+    except anyio.ClosedResourceError:
+        _transport.logger.debug("SSE stream closed by close_sse_stream()")
+    except Exception:
+        _transport.logger.exception("Error in SSE writer")
+    finally:
+        _transport.logger.debug("Closing SSE writer")
+        transport._sse_stream_writers.pop(request_id, None)
+        await transport._clean_up_memory_streams(request_id)

@@ -28,14 +28,14 @@ their tasks:
   hand it over. The session's write stream keeps the request's answer and drops the rest, as
   the router and stock's JSON-mode POST drop it (what the handler notifies goes nowhere: a JSON
   body carries only the response). The answer is written when it comes.
-- the same POST with SSE responses (mcp 1.30, whose transport streams a POST through its
-  ``_run_sse_writer``): the same checks (``Accept`` naming both types), the same hand-over; the
-  session's write stream routes what the handler writes as the transport's router routes it
-  (the answer, and what relates to the request, to the request's stream; the rest nowhere: a
-  stateless transport has no event store and no GET stream), and the response is stock's
-  stream of it, or the answer written at once if it comes first (``_engines.http_sse``, as mcp
-  2.x's one pass and a session's request). The run's end without an answer ends the stream, as
-  stock's ``connect`` cleans its streams up when the run ends.
+- the same POST with SSE responses: the same checks (``Accept`` naming both types), the same
+  hand-over; the session's write stream routes what the handler writes as the transport's
+  router routes it (the answer, and what relates to the request, to the request's stream, which
+  holds nothing on 1.26 as there; the rest nowhere: a stateless transport has no event store and
+  no GET stream), and the response is stock's stream of it (1.30's ``_run_sse_writer``, or the
+  steps of 1.26's writer closure), or the answer written at once if it comes first
+  (``_engines.http_sse``, as mcp 2.x's one pass and a session's request). The run's end without
+  an answer ends the stream, as stock's ``connect`` cleans its streams up when the run ends.
 - a POST holding one notification, in either response mode: the same checks, the transport's 202,
   then the same task hands it to the session's ``_received_notification`` and the server's
   ``_handle_message`` (a cancellation has nothing to cancel in a session of one message).
@@ -48,8 +48,8 @@ has left to do (the handler's tail, the tasks fastmcp starts in its session's ta
 session's and the lifespan's exits) goes on in the session manager's task group, as stock's run
 task does.
 
-Everything else takes the stock path, the body handed back to it where it was read: SSE
-responses to a POST on mcp 1.26, responses, batches, ``GET``, a body the transport's parser or the
+Everything else takes the stock path, the body handed back to it where it was read: responses,
+batches, ``GET``, a body the transport's parser or the
 session's validation refuses, a protocol version header stock refuses (stock answers each),
 a server with another ``run`` of its own (fastmcp 2.x's) or with task support, DEBUG on the
 loggers of the stock path (it writes lines this path does not pass through), a function of the
@@ -91,9 +91,6 @@ _lowlevel: Any = importlib.import_module("mcp.server.lowlevel.server")
 ServerMessageMetadata: Any = importlib.import_module("mcp.shared.message").ServerMessageMetadata
 _Transport = _transport.StreamableHTTPServerTransport
 _Server = _lowlevel.Server
-
-# mcp 1.30's transport streams a POST with its ``_run_sse_writer``; 1.26's with a closure of its own.
-_STREAMS = "_run_sse_writer" in _Transport.__dict__
 
 # The loggers of the stock path: with DEBUG on any of them, stock writes lines this one skips.
 _LOGGERS = tuple(logging.getLogger(m.__name__) for m in (_manager, _transport, _lowlevel))
@@ -288,8 +285,7 @@ async def handle_stateless_request(self: Any, scope: Any, receive: Any, send: An
     """Process request in stateless mode - creating a new transport for each request."""
     assert stock_handle_stateless_request is not None
     method = scope.get("method")
-    served = method == "DELETE" or (method == "POST" and (self.json_response or _STREAMS))
-    open_session = _session_opener(self.app) if served else None
+    open_session = _session_opener(self.app) if method in ("POST", "DELETE") else None
     if open_session is None:
         await stock_handle_stateless_request(self, scope, receive, send)
         return
