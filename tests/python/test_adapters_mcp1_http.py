@@ -97,6 +97,15 @@ def fails() -> str:
 
 
 @server.tool()
+async def buffers() -> str:
+    # What each request stream of the live transports holds (the POST's answer goes through it).
+    import gc
+    kind = StreamableHTTPServerTransport
+    streams = [s for o in gc.get_objects() if isinstance(o, kind) for s in o._request_streams.values()]
+    return ",".join(sorted({str(s[1].statistics().max_buffer_size) for s in streams}))
+
+
+@server.tool()
 async def context() -> str:
     # What the handler sees: the middleware's context variable, and the coroutine its task runs.
     return f"{caller.get()} {asyncio.current_task().get_coro().__qualname__}"
@@ -357,6 +366,25 @@ def test_a_stateless_json_request_is_served_in_one_pass(servers: tuple[Client, C
     assert counts[0] == counts[1]
     if servers[0].mode.endswith("stateless"):  # a lifespan and a transport per request
         assert counts[0] == (1, 1)
+
+
+def test_an_sse_request_stream_holds_what_stocks_holds(servers: tuple[Client, Client]) -> None:
+    """With SSE responses the request's stream (what the router hands the request's messages to)
+    holds what stock's POST makes it hold: nothing on 1.26, whose router's send waits for the
+    writer's read; ``REQUEST_STREAM_BUFFER_SIZE`` on 1.30. (In JSON mode the one pass keeps the
+    answer without a stream.)"""
+    if servers[0].mode.split()[-2] != "sse":
+        pytest.skip("JSON responses")
+    from mcp.server import streamable_http
+
+    seen = []
+    for client in servers:
+        status, _, body = client.post(
+            {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "buffers"}}
+        )
+        assert status == 200 and isinstance(body, list)
+        seen.append(json.loads(body[-1])["result"]["content"][0]["text"])
+    assert seen == [str(getattr(streamable_http, "REQUEST_STREAM_BUFFER_SIZE", 0))] * 2
 
 
 def _one_pass(mode: str) -> bool:
