@@ -971,10 +971,13 @@ async def drop_scenario(raw: Raw, drops: int = 20, good: int = 200) -> dict[str,
     import anyio
 
     # One stream first: sse-starlette starts a shutdown watcher task per event loop with the first
-    # response it streams, kept for the loop's life; an adapted server with sessions, whose
-    # answers so far were all written at once, has not started it yet.
-    await raw.dropped(1, steps=2)
-    await anyio.sleep(0.2)
+    # response it streams, kept for the loop's life. An adapted server writes an answer that comes
+    # first at once, without such a response, and hands a request's stream to one once its first
+    # message is not the answer or a second has gone by: this call's ticks (1.5 s) outlast that
+    # second even where they go nowhere (mcp 1.26's FastMCP 1.x does not relate its progress to
+    # the request, so its first message is the answer); then its tool has run out.
+    await raw.dropped(1, steps=150)
+    await anyio.sleep(2.0)
     before = (await raw.stats())["tasks"]
     counts: dict[str, int] = {}
     got = 0
