@@ -49,12 +49,12 @@ session's and the lifespan's exits) goes on in the session manager's task group,
 task does.
 
 Everything else takes the stock path, the body handed back to it where it was read: responses,
-batches, ``GET``, a body the transport's parser or the
-session's validation refuses, a protocol version header stock refuses (stock answers each),
-a server with another ``run`` of its own (fastmcp 2.x's) or with task support, DEBUG on the
-loggers of the stock path (it writes lines this path does not pass through), a function of the
-stock path replaced by someone else (OpenTelemetry's instrumentation wraps the transport's
-``connect``), a backend other than asyncio. Where the request is cancelled (the server shutting
+batches, ``GET``, a body the transport's parser or the session's validation refuses, a protocol
+version header stock refuses (stock answers each), a server with another ``run`` of its own
+(fastmcp 2.x's) or with task support, DEBUG on the loggers of the stock path (it writes lines
+this path does not pass through), a function of the stock path replaced by someone else
+(OpenTelemetry's instrumentation wraps the transport's ``connect``), a backend other than
+asyncio. Where the request is cancelled (the server shutting
 down), the transport is terminated and the task cancelled, as 1.30's stock path does.
 """
 
