@@ -66,7 +66,7 @@ def sdk_versions() -> dict[str, str]:
 def proven_summary(sdk_versions: dict[str, str]) -> str:
     """The adapters' one line (run's, doctor's last) when every group of every SDK is proven."""
     mcp, fastmcp = sdk_versions["mcp"], sdk_versions["fastmcp"]
-    line = f"mcp-native adapters: mcp {mcp}: 20 of 20 groups; fastmcp {fastmcp}: 6 of 6 groups"
+    line = f"mcp-native adapters: mcp {mcp}: 21 of 21 groups; fastmcp {fastmcp}: 6 of 6 groups"
     if "azure-functions" in sdk_versions:
         line += f"; azure-functions {sdk_versions['azure-functions']}: 1 of 1 groups"
     return line

@@ -169,7 +169,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
     before = _targets()
     _tested_with(monkeypatch, sdk_versions, "mcp", "mcp.client.stdio:_drain_stdout")
     with pytest.warns(
-        RuntimeWarning, match=r"mcp 9\.9\.9: 19 of 20 groups \(stock: stdio-client; see python -m mcp_native doctor\)"
+        RuntimeWarning, match=r"mcp 9\.9\.9: 20 of 21 groups \(stock: stdio-client; see python -m mcp_native doctor\)"
     ):
         report = adapters.install()
     assert report.stock == ["stdio-client"]
@@ -188,7 +188,7 @@ def test_a_group_whose_source_changed_stays_stock_alone(
 
 def test_an_untested_fastmcp_leaves_mcp_patched(monkeypatch: pytest.MonkeyPatch, sdk_versions: dict[str, str]) -> None:
     _tested_with(monkeypatch, sdk_versions, "fastmcp", "fastmcp.tools.base:_serialize_to_jsonable", "4.9.0")
-    line = f"mcp {sdk_versions['mcp']}: 20 of 20 groups; fastmcp 4.9.0: 5 of 6 groups"
+    line = f"mcp {sdk_versions['mcp']}: 21 of 21 groups; fastmcp 4.9.0: 5 of 6 groups"
     with pytest.warns(RuntimeWarning, match=re.escape(line)):
         report = adapters.install()
     assert report.stock == ["fastmcp-results"]

@@ -240,10 +240,11 @@ async def test_a_session_is_answered_alike_and_its_messages_skip_the_loop(json_r
     assert [a[0] for a in stock[12:16]] == [421, 403, 406, 404]
     assert stock[9][0] == 400 and stock[17][0] == 404
     # Handed over: notifications/initialized and the requests 2 to 10 (not the body that is no
-    # JSON nor the batch, which the transport refuses, nor initialize, which the loop runs
-    # inline); their answers and the second initialize's delivered without the router in JSON
-    # mode (the session is bound to its server from its second request on).
-    assert (counts.handed_over, counts.delivered) == (10, 10 if json_response else 0)
+    # JSON nor the batch, which the transport refuses); with SSE not initialize, which the loop
+    # runs inline (the session is bound to its server from its second request on). In JSON mode
+    # the session has no loop (group http-session-tasks): both initialize requests are handed
+    # over too, and every answer is delivered without the router.
+    assert (counts.handed_over, counts.delivered) == ((12, 11) if json_response else (10, 0))
 
 
 async def test_a_request_the_client_cancels_is_answered_as_stock_answers_it() -> None:
@@ -258,9 +259,9 @@ async def test_a_request_the_client_cancels_is_answered_as_stock_answers_it() ->
     assert adapted == stock
     assert stock[0][0] == 202
     assert stock[1][1]["error"]["code"] == transport_module.REQUEST_CANCELLED
-    # The cancellation handed over too; the transport's own answer to the cancelled request goes
-    # through the router.
-    assert (counts.handed_over, counts.delivered) == (3, 0)
+    # The cancellation handed over too, and (a session without its loop) initialize; the
+    # transport's own answer to the cancelled request is delivered as the router delivers it.
+    assert (counts.handed_over, counts.delivered) == (4, 2)
 
 
 async def test_a_request_in_flight_when_the_session_ends_is_answered_as_stock_answers_it() -> None:
@@ -276,7 +277,9 @@ async def test_a_request_in_flight_when_the_session_ends_is_answered_as_stock_an
     assert adapted == stock
     assert stock[1] == (500, stock[1][1]) and "terminated" in stock[1][1]["error"]["message"]
     assert stock[2] == 0  # the tool's task went with the session, on both
-    assert (counts.handed_over, counts.delivered) == (2, 0)
+    # initialize, notifications/initialized and the call; delivered: initialize's answer and the
+    # call's CONNECTION_CLOSED error, which finds its request's stream gone, as stock's router.
+    assert (counts.handed_over, counts.delivered) == (3, 2)
 
 
 @pytest.mark.parametrize("json_response", [True, False], ids=["JSON", "SSE"])
@@ -292,7 +295,7 @@ async def test_calls_in_flight_together_are_each_answered_once(json_response: bo
     assert adapted == stock
     assert [answer_of(a)["result"]["structuredContent"]["city"] for a in stock[0]] == [f"c{i}" for i in range(40)]
     assert answer_of(stock[1])["result"]["structuredContent"] == {"result": "released"}
-    assert (counts.handed_over, counts.delivered) == (42, 41 if json_response else 0)
+    assert (counts.handed_over, counts.delivered) == ((43, 42) if json_response else (42, 0))
 
 
 async def test_with_debug_on_the_transport_the_stock_path_serves() -> None:
@@ -332,3 +335,38 @@ async def test_with_an_event_store_requests_and_answers_go_through_the_streams()
     # A request goes through the loop (its SSE response's priming event first, as stock); the
     # router stores each answer.
     assert (counts.handed_over, counts.delivered) == (1, 0)
+
+
+async def test_a_session_idle_past_its_timeout_ends_as_stock_ends_it() -> None:
+    async def run(mcp: MCPServer, session: Session) -> Any:
+        first = await session.post(call("weather", {"city": "Paris"}, id=2))
+        kept = await session.post(call("weather", {"city": "Rome"}, id=3))  # within the timeout
+        await asyncio.sleep(0.6)
+        return first, kept, await session.post(call("weather", {"city": "Oslo"}, id=4))
+
+    stock, adapted, counts = await both(run, session_idle_timeout=0.3)
+    assert adapted == stock
+    assert [a[0] for a in stock] == [200, 200, 404]
+    assert (counts.handed_over, counts.delivered) == (4, 3)  # (the log lines, idle timeout included, alike)
+
+
+@pytest.mark.parametrize("json_response", [True, False], ids=["JSON", "SSE"])
+async def test_a_session_with_json_answers_runs_no_task_of_its_own(json_response: bool) -> None:
+    async def run(mcp: MCPServer, session: Session) -> Any:
+        await asyncio.sleep(0.05)  # what the first session's opening started is done
+        before = len(asyncio.all_tasks())
+        other = Session(session.app)
+        assert (await other.post(INITIALIZE))[0] == 200
+        opened = len(asyncio.all_tasks()) - before
+        answer = await other.post(call("weather", {"city": "Paris"}, id=2))
+        assert await other.delete() == 200
+        await asyncio.sleep(0.05)
+        return opened, answer, len(asyncio.all_tasks()) - before
+
+    stock, adapted, _ = await both(run, json_response=json_response)
+    assert adapted[1:] == stock[1:]
+    assert stock[0] == 2  # the session's server task (its loop runs there) and its transport's router
+    # With JSON answers and no event store (group http-session-tasks) none: at most the task that
+    # ends idle sessions, one per manager, started with the first; with SSE, stock's.
+    assert adapted[0] == (0 if json_response else 2)
+    assert stock[2] == adapted[2] == 0  # nothing left once the session ends, on both

@@ -127,8 +127,29 @@ def test_the_data_covers_every_name_of_every_group_on_every_tested_release() -> 
         assert line, f"{spec.name}: no tested release of {spec.dist} {spec.major}.x"
         for release, entry in line.items():
             assert set(spec.names) <= set(entry["names"]), (spec.name, release)
-            # A patched target must exist in every tested release.
-            assert all(entry["names"][t.name] != _proof.MISSING for t in spec.targets), (spec.name, release)
+        # A patched target exists in the line's newest tested release (a release without one
+        # cannot prove the group: installer._prove).
+        newest = line[max(line, key=lambda r: tuple(int(p) for p in r.split(".")))]
+        assert all(newest["names"][t.name] != _proof.MISSING for t in spec.targets), spec.name
+
+
+def test_a_release_without_a_name_a_group_replaces_does_not_prove_it() -> None:
+    from mcp_native.adapters._patching import installer
+
+    releases = _proof.tested()["mcp"]
+
+    class Installed:  # an installed mcp whose source is 2.0.1's, name for name
+        def differences(self, names: Any, release: Any) -> list[str]:
+            return [] if release is releases["2.0.1"] else ["changed"]
+
+    groups = {spec.name: spec for spec in adapters.GROUPS}
+    # mcp 2.0.1 has no StreamableHTTPSessionManager._serve_opening_request (2.2.0 added it).
+    assert installer._prove(groups["http-session-tasks"], "2.0.1", Installed()) == (  # type: ignore[arg-type]
+        None,
+        "mcp 2.0.1 has no mcp.server.streamable_http_manager:StreamableHTTPSessionManager._serve_opening_request"
+        " to replace",
+    )
+    assert installer._prove(groups["http-sessions"], "2.0.1", Installed()) == ("2.0.1", "the source of mcp 2.0.1")  # type: ignore[arg-type]
 
 
 # The package of each release line: the groups it declares, the modules that replace.

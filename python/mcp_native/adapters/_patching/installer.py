@@ -168,10 +168,15 @@ def _line(dist: str, version: str) -> int | None:
 def _prove(spec: GroupSpec, version: str, installed: _proof.Installed) -> tuple[str | None, str]:
     """(the tested release whose source the installed one matches for every name of ``spec``,
     or None; what proves it, or what differs from the nearest tested release)."""
-    releases = {r: v for r, v in _proof.tested().get(spec.dist, {}).items() if _major(r) == spec.major}
+    line = {r: v for r, v in _proof.tested().get(spec.dist, {}).items() if _major(r) == spec.major}
+    # A release without a name the group replaces (one its line added later) proves nothing.
+    releases = {r: v for r, v in line.items() if all(v["names"][t.name] != _proof.MISSING for t in spec.targets)}
     release, changed = _proof.prove(installed, spec.names, releases, prefer=version)
     if release is not None:
         return release, f"the source of {spec.dist} {release}"
+    if version in line and version not in releases:
+        absent = next(t.name for t in spec.targets if line[version]["names"][t.name] == _proof.MISSING)
+        return None, f"{spec.dist} {version} has no {absent} to replace"
     tested = ", ".join(releases) or "none"
     shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
     return None, f"{spec.dist} {version} is not a tested release ({tested}) and its source differs in {shown}"

@@ -14,35 +14,18 @@ from .._engines import (
     stdio_server_group,
 )
 from .._patching.spec import GroupSpec, Target
-
-_WIRE = (
-    "mcp.shared.message:SessionMessage",
-    "mcp_types.jsonrpc:JSONRPCRequest",
-    "mcp_types.jsonrpc:JSONRPCNotification",
-    "mcp_types.jsonrpc:JSONRPCResponse",
-    "mcp_types.jsonrpc:JSONRPCError",
-    "mcp_types.jsonrpc:ErrorData",
+from ._names import (
+    _DISPATCH,
+    _DISPATCHER,
+    _FUNC_METADATA,
+    _HTTP,
+    _HTTP_CLIENT,
+    _HTTP_MODERN,
+    _LOWLEVEL,
+    _MANAGER,
+    _WIRE,
 )
-_HTTP = "mcp.server.streamable_http"
-_HTTP_MODERN = "mcp.server._streamable_http_modern"
-_HTTP_CLIENT = "mcp.client.streamable_http"
-_MANAGER = "mcp.server.streamable_http_manager"
-_DISPATCHER = "mcp.shared.jsonrpc_dispatcher"
-# What the dispatcher's read loop runs for each message it reads, which the stateless one pass and
-# a session's hand-off run without it.
-_DISPATCH = (
-    f"{_DISPATCHER}:JSONRPCDispatcher.__init__",
-    f"{_DISPATCHER}:JSONRPCDispatcher.run",
-    f"{_DISPATCHER}:JSONRPCDispatcher._dispatch",
-    f"{_DISPATCHER}:JSONRPCDispatcher._dispatch_request",
-    f"{_DISPATCHER}:JSONRPCDispatcher._dispatch_notification",
-    f"{_DISPATCHER}:JSONRPCDispatcher._resolve_pending",
-    f"{_DISPATCHER}:JSONRPCDispatcher._spawn",
-    f"{_DISPATCHER}:JSONRPCDispatcher._handle_request",
-    f"{_DISPATCHER}:JSONRPCDispatcher._write",
-)
-_FUNC_METADATA = "mcp.server.mcpserver.utilities.func_metadata"
-_LOWLEVEL = "mcp.server.lowlevel.server"
+from .session_groups import SESSION_GROUPS
 
 GROUPS: tuple[GroupSpec, ...] = (
     stdio_server_group(
@@ -199,58 +182,7 @@ GROUPS: tuple[GroupSpec, ...] = (
             "mcp.shared.transport_context:TransportContext",
         ),
     ),
-    GroupSpec(
-        "http-sessions",
-        "mcp",
-        "HTTP",
-        ("transport",),
-        "Streamable HTTP (2025 era): a session's messages without its read loop, JSON answers without its router",
-        (
-            Target(
-                _MANAGER,
-                "StreamableHTTPSessionManager._handle_stateful_request",
-                f"{__name__}.http_sessions",
-                "handle_stateful_request",
-                "stock_handle_stateful_request",
-            ),
-            Target(
-                _MANAGER,
-                "serve_loop",
-                f"{__name__}.http_sessions",
-                "serve_loop",
-                "stock_serve_loop",
-                holds="mcp.server.runner:serve_loop",
-            ),
-        ),
-        (
-            # Who calls them, and the manager's sessions.
-            f"{_MANAGER}:StreamableHTTPSessionManager._handle_request",
-            f"{_MANAGER}:StreamableHTTPSessionManager.__init__",
-            f"{_MANAGER}:StreamableHTTPSessionManager._serve_opening_request",
-            f"{_HTTP}:StreamableHTTPServerTransport.handle_request",
-            f"{_HTTP}:MCP_SESSION_ID_HEADER",
-            # The transport: its streams and router (connect), what its POST sends on the read
-            # stream, and the request streams an answer is delivered to.
-            f"{_HTTP}:StreamableHTTPServerTransport.__init__",
-            f"{_HTTP}:StreamableHTTPServerTransport.connect",
-            f"{_HTTP}:StreamableHTTPServerTransport.terminate",
-            f"{_HTTP}:StreamableHTTPServerTransport._handle_post_request",
-            f"{_HTTP}:StreamableHTTPServerTransport._terminate_unanswered_request",
-            f"{_HTTP}:StreamableHTTPServerTransport._clean_up_memory_streams",
-            f"{_HTTP}:EventMessage",
-            "mcp.shared._context_streams:ContextSendStream",
-            "mcp.shared._context_streams:ContextReceiveStream",
-            # The session's server, built as stock's serve_loop builds it, and what its loop
-            # runs for each message.
-            "mcp.server.runner:serve_loop",
-            "mcp.server.runner:serve_connection",
-            "mcp.server.runner:ServerRunner",
-            "mcp.server.runner:aclose_shielded",
-            "mcp.server.connection:Connection.for_loop",
-            *_DISPATCH,
-            "mcp.shared.message:SessionMessage",
-        ),
-    ),
+    *SESSION_GROUPS,
     http_sse_group("", _WIRE),
     GroupSpec(
         "http-errors",
