@@ -1,6 +1,7 @@
-"""What a client POSTs to an open session (group ``http-sessions``, mcp 2.x): handed to
-the session's dispatcher by the POST, without the session's read loop; with JSON responses, the
-answer put on its request's stream without the transport's router. Each case runs on a stock and
+"""What a client POSTs to an open session (groups ``http-sessions`` and, without an event
+store, ``http-session-tasks``, mcp 2.x): handed to the session's dispatcher by the POST, without
+the session's read loop, the answer put on its request's stream without the transport's router
+(with its tasks, in JSON mode only). Each case runs on a stock and
 an adapted MCPServer in process (its lifespan run, requests through its ASGI app) and compares
 what the client gets (answers, statuses, what the tools saw) and the SDK's log lines, and counts
 what the adapted session skipped."""
@@ -16,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import mcp.server.streamable_http as transport_module
+import mcp.server.streamable_http_manager as manager_module
 import pytest
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -140,9 +142,10 @@ class Counts:
         self.handed_over = self.delivered = 0
 
 
-async def in_session(run: Run, json_response: bool = True, **kwargs: Any) -> tuple[Any, Counts]:
+async def in_session(run: Run, json_response: bool = True, loop: bool = False, **kwargs: Any) -> tuple[Any, Counts]:
     """``run`` in a session opened on a fresh server: what it returns with the SDK's log lines,
-    and what the session skipped."""
+    and what the session skipped. ``loop``: adapted, the session keeps its tasks (as where group
+    http-session-tasks does not apply: mcp 2.0.1, 2.1.1)."""
     mcp = server()
     sdk_log, lines = logging.getLogger("mcp"), Lines()
     level = sdk_log.level
@@ -174,6 +177,10 @@ async def in_session(run: Run, json_response: bool = True, **kwargs: Any) -> tup
         await deliver(*args)
 
     module._hand_over, module.deliver = counted_hand_over, counted_deliver
+    manager = manager_module.StreamableHTTPSessionManager
+    opening = manager.__dict__["_serve_opening_request"]
+    if loop:
+        manager._serve_opening_request = module.stock_serve_opening_request or opening  # type: ignore[method-assign]
     try:
         async with app.router.lifespan_context(app):
             session = Session(app)
@@ -181,6 +188,7 @@ async def in_session(run: Run, json_response: bool = True, **kwargs: Any) -> tup
             assert (await session.post(b'{"jsonrpc":"2.0","method":"notifications/initialized"}'))[0] == 202
             result = await run(mcp, session)
     finally:
+        manager._serve_opening_request = opening  # type: ignore[method-assign]
         module._hand_over, module.deliver = hand_over, deliver
         sdk_log.removeHandler(lines)
         sdk_log.setLevel(level)
@@ -202,8 +210,9 @@ def answer_of(exchange: tuple[int, Any]) -> Any:
     return exchange[1][-1] if isinstance(exchange[1], list) else exchange[1]
 
 
+@pytest.mark.parametrize("loop", [False, True], ids=["no tasks", "its tasks"])
 @pytest.mark.parametrize("json_response", [True, False], ids=["JSON", "SSE"])
-async def test_a_session_is_answered_alike_and_its_messages_skip_the_loop(json_response: bool) -> None:
+async def test_a_session_is_answered_alike_and_its_messages_skip_the_loop(json_response: bool, loop: bool) -> None:
     async def run(mcp: MCPServer, session: Session) -> list[Any]:
         answers: list[Any] = [
             await session.post(call("weather", {"city": "Paris"}, id=2)),
@@ -227,7 +236,7 @@ async def test_a_session_is_answered_alike_and_its_messages_skip_the_loop(json_r
         answers.append(await session.post(call("weather", {"city": "Paris"}, id=13)))
         return answers
 
-    stock, adapted, counts = await both(run, json_response=json_response)
+    stock, adapted, counts = await both(run, json_response=json_response, loop=loop)
     # The batch: the http-errors group's listed difference (-32600 for a malformed envelope).
     assert (stock[10][1]["error"]["code"], adapted[10][1]["error"]["code"]) == (-32602, -32600)
     assert adapted[:10] + adapted[11:] == stock[:10] + stock[11:]
@@ -240,11 +249,15 @@ async def test_a_session_is_answered_alike_and_its_messages_skip_the_loop(json_r
     assert [a[0] for a in stock[12:16]] == [421, 403, 406, 404]
     assert stock[9][0] == 400 and stock[17][0] == 404
     # Handed over: notifications/initialized and the requests 2 to 10 (not the body that is no
-    # JSON nor the batch, which the transport refuses); with SSE not initialize, which the loop
-    # runs inline (the session is bound to its server from its second request on). In JSON mode
-    # the session has no loop (group http-session-tasks): both initialize requests are handed
-    # over too, and every answer is delivered without the router.
-    assert (counts.handed_over, counts.delivered) == ((12, 11) if json_response else (10, 0))
+    # JSON nor the batch, which the transport refuses). A session without its tasks (group
+    # http-session-tasks) has no loop and no router: both initialize requests are handed over
+    # too, and every answer is delivered by the task that writes it (with SSE the tool's log
+    # message too). With its tasks, the loop runs initialize inline, and in JSON mode the
+    # answers from the session's second request on are delivered without the router.
+    if loop:
+        assert (counts.handed_over, counts.delivered) == (10, 10 if json_response else 0)
+    else:
+        assert (counts.handed_over, counts.delivered) == (12, 11 if json_response else 12)
 
 
 async def test_a_request_the_client_cancels_is_answered_as_stock_answers_it() -> None:
@@ -295,7 +308,7 @@ async def test_calls_in_flight_together_are_each_answered_once(json_response: bo
     assert adapted == stock
     assert [answer_of(a)["result"]["structuredContent"]["city"] for a in stock[0]] == [f"c{i}" for i in range(40)]
     assert answer_of(stock[1])["result"]["structuredContent"] == {"result": "released"}
-    assert (counts.handed_over, counts.delivered) == ((43, 42) if json_response else (42, 0))
+    assert (counts.handed_over, counts.delivered) == (43, 42)
 
 
 async def test_with_debug_on_the_transport_the_stock_path_serves() -> None:
@@ -351,7 +364,7 @@ async def test_a_session_idle_past_its_timeout_ends_as_stock_ends_it() -> None:
 
 
 @pytest.mark.parametrize("json_response", [True, False], ids=["JSON", "SSE"])
-async def test_a_session_with_json_answers_runs_no_task_of_its_own(json_response: bool) -> None:
+async def test_a_session_runs_no_task_of_its_own(json_response: bool) -> None:
     async def run(mcp: MCPServer, session: Session) -> Any:
         await asyncio.sleep(0.05)  # what the first session's opening started is done
         before = len(asyncio.all_tasks())
@@ -366,7 +379,7 @@ async def test_a_session_with_json_answers_runs_no_task_of_its_own(json_response
     stock, adapted, _ = await both(run, json_response=json_response)
     assert adapted[1:] == stock[1:]
     assert stock[0] == 2  # the session's server task (its loop runs there) and its transport's router
-    # With JSON answers and no event store (group http-session-tasks) none: at most the task that
-    # ends idle sessions, one per manager, started with the first; with SSE, stock's.
-    assert adapted[0] == (0 if json_response else 2)
+    # Without an event store (group http-session-tasks) none: at most the task that ends idle
+    # sessions, one per manager, started with the first.
+    assert adapted[0] == 0
     assert stock[2] == adapted[2] == 0  # nothing left once the session ends, on both

@@ -35,23 +35,22 @@ Each hand-off is decided when it happens: DEBUG on the SDK's loggers on this pat
 lines this one skips), a function of the stock path replaced by someone else, another backend
 than asyncio, or the group uninstalled, and the message goes through the streams as stock.
 
-Group ``http-session-tasks`` goes further for a session whose transport answers in JSON and
-keeps no events: stock, the request that opens it starts a task in the manager's task group
-(the session's server task) that connects the transport (four memory streams and the router's
-task) and runs the dispatcher's read loop (its task group), and ``DELETE`` tears them down:
-about 0.17 ms of CPU a session before any message, half a session-per-call flow's difference
-from a stateless one. Here (:class:`_Lite`, decided when the session opens: it is served so for
-its life) the transport is never connected: its read-stream writer dispatches what the POST
-sends with the dispatcher's own ``_dispatch`` (``initialize`` too: no other request can reach a
-session before its id is answered), the handlers spawned in tasks of their own from the POST's
-context, and its write stream puts each message where the router puts it in JSON mode. The
-session ends as stock's task ends it, in a task that outlives the request that ends it: the
-transport terminated (``DELETE``, the manager discarding it), a handler's task raising
-("Session <id> crashed"), or idle past its timeout ("Session <id> idle timeout", one task per
-manager watching the deadlines the transport sets); then waiters are woken with
-CONNECTION_CLOSED, handlers still running cancelled and awaited, the connection closed and the
-session discarded. The manager shutting down ends every session still open, as its task group's
-cancellation ends stock's session tasks.
+Group ``http-session-tasks`` goes further for a session whose transport keeps no events (JSON or
+SSE responses): stock, the request that opens it starts a task in the manager's task group (the
+session's server task) that connects the transport (four memory streams and the router's task)
+and runs the dispatcher's read loop (its task group), and ``DELETE`` tears them down: about 0.17
+ms of CPU a session in process before any message. Here (:class:`_Lite`, decided when the
+session opens: it is served so for its life) the transport is never connected: its read-stream
+writer dispatches what the POST sends with the dispatcher's own ``_dispatch`` (``initialize``
+too: no other request can reach a session before its id is answered), the handlers spawned in
+tasks of their own from the POST's context, and its write stream puts each message where the
+router puts it, from the task that writes it. The session ends as stock's task ends it, in a
+task that outlives the request that ends it: the transport terminated (``DELETE``, the manager
+discarding it), a handler's task raising ("Session <id> crashed"), or idle past its timeout
+("Session <id> idle timeout", one task per manager watching the deadlines the transport sets);
+then waiters are woken with CONNECTION_CLOSED, handlers still running cancelled and awaited, the
+connection closed and the session discarded. The manager shutting down ends every session still
+open, as its task group's cancellation ends stock's session tasks.
 """
 
 from __future__ import annotations
@@ -245,7 +244,7 @@ async def handle_stateful_request(self: Any, scope: Any, receive: Any, send: Any
     await stock_handle_stateful_request(self, scope, receive, send)
 
 
-# --- A session without its tasks (JSON responses, no event store) ---------------------------
+# --- A session without its tasks (no event store) -------------------------------------------
 
 
 class _Tasks:
@@ -272,9 +271,10 @@ class _Tasks:
 
 class _Router:
     """The session's write stream: each message put where the transport's ``message_router``
-    puts it in JSON mode without an event store (a response or error with an id on its
-    request's stream; a message related to a request dropped; the rest on the GET stream),
-    without the router's task and stream."""
+    puts it without an event store (a response or error with an id on its request's stream; a
+    message related to a request on that request's stream with SSE responses, dropped with JSON
+    ones; the rest on the GET stream), by the task that writes it, without the router's task
+    and stream."""
 
     def __init__(self, transport: Any) -> None:
         self.transport = transport
@@ -283,8 +283,10 @@ class _Router:
         message, metadata = item.message, item.metadata
         if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
             target = str(message.id)
-        elif getattr(metadata, "related_request_id", None) is not None:
-            return  # a JSON body carries only the response
+        elif (related := getattr(metadata, "related_request_id", None)) is not None:
+            if self.transport.is_json_response_enabled:
+                return  # a JSON body carries only the response
+            target = str(related)
         else:
             target = _transport.GET_STREAM_KEY
         await deliver(self.transport._request_streams, target, message)
@@ -425,15 +427,10 @@ def _sweeper(manager: Any) -> _Sweeper:
 async def serve_opening_request(self: Any, http_transport: Any, scope: Any, receive: Any, send: Any) -> None:
     """Start the session's server task and let its transport answer the request that opens it.
 
-    Stock's, with a session whose transport answers in JSON and keeps no events served without
-    its tasks (:class:`_Lite`)."""
+    Stock's, with a session whose transport keeps no events served without its tasks
+    (:class:`_Lite`)."""
     assert stock_serve_opening_request is not None
-    if not (
-        http_transport.is_json_response_enabled
-        and http_transport._event_store is None
-        and self._task_group is not None
-        and _allowed()
-    ):
+    if not (http_transport._event_store is None and self._task_group is not None and _allowed()):
         await stock_serve_opening_request(self, http_transport, scope, receive, send)
         return
     session_id = http_transport.mcp_session_id

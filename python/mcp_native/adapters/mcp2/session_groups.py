@@ -63,7 +63,7 @@ SESSION_GROUPS: tuple[GroupSpec, ...] = (
         "mcp",
         "HTTP",
         ("transport",),
-        "Streamable HTTP (2025 era): a session with JSON answers and no event store served without its tasks",
+        "Streamable HTTP (2025 era): a session with no event store served without its tasks",
         (
             Target(
                 _MANAGER,
