@@ -217,11 +217,11 @@ def app_costs(target: str) -> list[str]:
         if not stateless:
             found.append(
                 f"{name} keeps a session for each client (stateless_http=False, the default): a client that "
-                "opens one per call (initialize, notifications/initialized, tools/call, DELETE) took 1.73 ms "
-                "of server CPU per call stock and 1.74 ms on mcp-native, against 1.95 and 0.98 ms stateless "
-                "(MCPServer, mcp 2.3.0, scripts/bench-http --state flow --state flow-sessions), and each "
-                "session holds a transport and a task until DELETE or its idle timeout; where no tool needs "
-                "a session, pass stateless_http=True"
+                "opens one per call (initialize, notifications/initialized, tools/call, DELETE) took 2.82 ms "
+                "of server CPU per call stock and 1.95 ms on mcp-native, against 2.91 and 1.43 ms stateless "
+                "(MCPServer, mcp 2.3.0, JSON responses, scripts/bench-http --state flow --state flow-sessions), "
+                "and each session is held in the worker's memory (with a task on stock) until DELETE or its "
+                "idle timeout; where no tool needs a session, pass stateless_http=True"
             )
         # mcp 2.3.0's lookup: with none, a 2026-07-28 tools/call with arguments lists the tools.
         lookup = getattr(server, "get_tool_input_schema", False)

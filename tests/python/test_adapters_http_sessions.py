@@ -383,3 +383,19 @@ async def test_a_session_runs_no_task_of_its_own(json_response: bool) -> None:
     # sessions, one per manager, started with the first.
     assert adapted[0] == 0
     assert stock[2] == adapted[2] == 0  # nothing left once the session ends, on both
+
+
+async def test_sessions_never_closed_end_at_their_idle_timeout_and_leave_nothing() -> None:
+    async def run(mcp: MCPServer, session: Session) -> Any:
+        await asyncio.sleep(0.5)  # the first session idle past its timeout
+        before = len(asyncio.all_tasks())
+        for i in range(50):  # opened, called, abandoned
+            client = Session(session.app)
+            assert (await client.post(INITIALIZE))[0] == 200
+            assert (await client.post(call("weather", {"city": f"c{i}"}, id=2)))[0] == 200
+        opened = len(mcp.session_manager._server_instances)
+        await asyncio.sleep(1.2)  # past the last one's timeout, with room for a loaded machine
+        return opened, len(mcp.session_manager._server_instances), len(asyncio.all_tasks()) - before
+
+    stock, adapted, _ = await both(run, session_idle_timeout=0.3)
+    assert stock == adapted == (50, 0, 0)  # (the log lines, 51 idle timeouts, alike)
