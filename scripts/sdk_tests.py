@@ -99,6 +99,8 @@ SDKS = {
             "tests/interaction/mcpserver/test_tools.py", "tests/client/test_output_schema_validation.py",
             "tests/client/test_session.py", "tests/client/test_client.py", "tests/client/test_stdio.py",
             "tests/server/test_stdio.py", "tests/shared/test_streamable_http.py",
+            # Sessions: their idle timeout, their end, what a test patches (group http-session-tasks).
+            "tests/server/test_streamable_http_manager.py",
         ],
     },
     "fastmcp": {

@@ -399,3 +399,27 @@ async def test_sessions_never_closed_end_at_their_idle_timeout_and_leave_nothing
 
     stock, adapted, _ = await both(run, session_idle_timeout=0.3)
     assert stock == adapted == (50, 0, 0)  # (the log lines, 51 idle timeouts, alike)
+
+
+async def test_a_session_manager_whose_seam_is_replaced_keeps_the_session_tasks() -> None:
+    async def run(mcp: MCPServer, session: Session) -> Any:
+        manager: Any = manager_module  # (its serve_loop is an import mypy does not see exported)
+        seam, driven = manager.serve_loop, []
+
+        async def wrapped(*args: Any, **kwargs: Any) -> None:  # someone's wrapper of the seam
+            driven.append(kwargs["session_id"])
+            await seam(*args, **kwargs)
+
+        manager.serve_loop = wrapped
+        try:
+            other = Session(session.app)
+            assert (await other.post(INITIALIZE))[0] == 200
+            answer = await other.post(call("weather", {"city": "Paris"}, id=2))
+            assert await other.delete() == 200
+        finally:
+            manager.serve_loop = seam
+        return answer, len(driven)
+
+    stock, adapted, _ = await both(run)
+    assert adapted == stock
+    assert stock[1] == 1  # the wrapper drives the session, adapted as stock

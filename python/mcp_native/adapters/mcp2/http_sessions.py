@@ -47,7 +47,7 @@ tasks of their own from the POST's context, and its write stream puts each messa
 router puts it, from the task that writes it. The session ends as stock's task ends it, in a
 task that outlives the request that ends it: the transport terminated (``DELETE``, the manager
 discarding it), a handler's task raising ("Session <id> crashed"), or idle past its timeout
-("Session <id> idle timeout", one task per manager watching the deadlines the transport sets);
+("Session <id> idle timeout", a timer of the event loop at the deadline the transport sets);
 then waiters are woken with CONNECTION_CLOSED, handlers still running cancelled and awaited, the
 connection closed and the session discarded. The manager shutting down ends every session still
 open, as its task group's cancellation ends stock's session tasks.
@@ -301,7 +301,7 @@ class _Lite:
     dispatched at once by the dispatcher's own ``_dispatch`` (``initialize`` included: nothing
     else can reach a session before its id is answered), and what the session writes put
     where the router puts it. It ends as stock's session task ends it: the transport terminated
-    (a DELETE, the manager discarding it), idle past its timeout (:class:`_Sweeper`), a crash,
+    (a DELETE, the manager discarding it), idle past its timeout (:class:`_IdleScope`), a crash,
     or the manager shutting down."""
 
     def __init__(self, manager: Any, transport: Any) -> None:
@@ -318,8 +318,8 @@ class _Lite:
         dispatcher._running = True
         self.connection = Connection.for_loop(dispatcher, session_id=transport.mcp_session_id)
         self.runner = _runner.ServerRunner(manager.app, self.connection, manager._lifespan_state)
-        if transport._idle_timeout is not None:  # as connect() makes it
-            transport.idle_scope = anyio.CancelScope()
+        if transport._idle_timeout is not None:  # where connect() makes it
+            transport.idle_scope = _IdleScope(self)
         transport._read_stream_writer = self
         transport._write_stream = dispatcher._write_stream
 
@@ -339,6 +339,8 @@ class _Lite:
         if self.closed:
             return
         self.closed = True
+        if isinstance(self.transport.idle_scope, _IdleScope):
+            self.transport.idle_scope.stop()
         dispatcher = self.dispatcher
         dispatcher._running = False
         dispatcher._closed = True
@@ -363,11 +365,49 @@ class _Lite:
             await self.manager._discard_session(session_id, self.transport)
 
 
+class _IdleScope:
+    """The transport's ``idle_scope`` for a session without its task: what the transport sets
+    (its deadline: never while a request is in flight, the idle timeout after the last one) and
+    reads (``cancel_called``), with a timer of the event loop at the deadline that ends the
+    session, as stock's scope, cancelled at that deadline, ends the session's task."""
+
+    def __init__(self, session: _Lite) -> None:
+        self.session = session
+        self.cancel_called = False
+        self._deadline = math.inf
+        self._timer: asyncio.TimerHandle | None = None
+
+    @property
+    def deadline(self) -> float:
+        return self._deadline
+
+    @deadline.setter
+    def deadline(self, value: float) -> None:
+        self._deadline = value
+        self.stop()
+        if value != math.inf and not self.session.closed:
+            self._timer = asyncio.get_running_loop().call_at(value, self._expire)
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def cancel(self) -> None:
+        self.cancel_called = True
+        self.stop()
+
+    def _expire(self) -> None:
+        self._timer = None
+        self.cancel()
+        self.session.idle = True
+        self.session.end()
+
+
 class _Sweeper:
-    """Per manager, the sessions served without tasks: one task in the manager's task group
-    ends each that stays idle past its timeout (stock: the session's task, its idle scope
-    cancelled) and, when the manager shuts down, every one still open (stock: the task group
-    cancelled with each session's task in it)."""
+    """Per manager, the sessions served without tasks, and one task in the manager's task group
+    that ends every one still open when the manager shuts down (stock: its task group cancelled
+    with each session's task in it), and waits for the sessions that are winding down."""
 
     def __init__(self, manager: Any) -> None:
         self.manager = manager
@@ -388,24 +428,8 @@ class _Sweeper:
         task.add_done_callback(self.winding.discard)
 
     async def _run(self) -> None:
-        timeout = self.manager.session_idle_timeout
         try:
-            while True:
-                now = anyio.current_time()
-                # Every deadline is set as "now + the same timeout" once a session's last request
-                # ends, so none set later falls before ``now + timeout``.
-                due = now + timeout if timeout is not None else math.inf
-                for session in list(self.sessions):
-                    scope = session.transport.idle_scope
-                    if scope is None:
-                        continue
-                    if scope.deadline <= now:
-                        scope.cancel()
-                        session.idle = True
-                        session.end()
-                    else:
-                        due = min(due, scope.deadline)
-                await anyio.sleep_until(due)
+            await anyio.sleep_forever()
         finally:
             with anyio.CancelScope(shield=True):
                 for session in list(self.sessions):
@@ -430,7 +454,12 @@ async def serve_opening_request(self: Any, http_transport: Any, scope: Any, rece
     Stock's, with a session whose transport keeps no events served without its tasks
     (:class:`_Lite`)."""
     assert stock_serve_opening_request is not None
-    if not (http_transport._event_store is None and self._task_group is not None and _allowed()):
+    if not (
+        http_transport._event_store is None
+        and self._task_group is not None
+        and _manager.__dict__.get("serve_loop") is serve_loop  # (the seam stock's task drives)
+        and _allowed()
+    ):
         await stock_serve_opening_request(self, http_transport, scope, receive, send)
         return
     session_id = http_transport.mcp_session_id
