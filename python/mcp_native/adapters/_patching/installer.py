@@ -165,18 +165,20 @@ def _line(dist: str, version: str) -> int | None:
     return NEWEST_LINE[dist] if major is None or major > NEWEST_LINE[dist] else None
 
 
+def _replaces(spec: GroupSpec, release: Mapping[str, Any]) -> bool:
+    """Whether a tested release has every name ``spec`` replaces: one without (a name its line
+    added later) proves nothing, and the group is not written for it."""
+    return all(release["names"][t.name] != _proof.MISSING for t in spec.targets)
+
+
 def _prove(spec: GroupSpec, version: str, installed: _proof.Installed) -> tuple[str | None, str]:
     """(the tested release whose source the installed one matches for every name of ``spec``,
     or None; what proves it, or what differs from the nearest tested release)."""
     line = {r: v for r, v in _proof.tested().get(spec.dist, {}).items() if _major(r) == spec.major}
-    # A release without a name the group replaces (one its line added later) proves nothing.
-    releases = {r: v for r, v in line.items() if all(v["names"][t.name] != _proof.MISSING for t in spec.targets)}
+    releases = {r: v for r, v in line.items() if _replaces(spec, v)}
     release, changed = _proof.prove(installed, spec.names, releases, prefer=version)
     if release is not None:
         return release, f"the source of {spec.dist} {release}"
-    if version in line and version not in releases:
-        absent = next(t.name for t in spec.targets if line[version]["names"][t.name] == _proof.MISSING)
-        return None, f"{spec.dist} {version} has no {absent} to replace"
     tested = ", ".join(releases) or "none"
     shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
     return None, f"{spec.dist} {version} is not a tested release ({tested}) and its source differs in {shown}"
@@ -195,6 +197,9 @@ def check(
     for spec in GROUPS:
         if spec.dist not in versions or spec.major != _line(spec.dist, versions[spec.dist]):
             continue
+        tested = _proof.tested().get(spec.dist, {}).get(versions[spec.dist])
+        if tested is not None and not _replaces(spec, tested):
+            continue  # (as a group of another line)
         off = [n for n in spec.needs if not switches[n]]
         if off:
             rep.groups.append(Group(spec, "off", f"{off[0]}=False"))
